@@ -1,0 +1,23 @@
+# Builds the Doubting MS MARCO and 44b Eval releases. Only wiring here: rules in rules/,
+# logic in workflow_scripts/irdata/. See README.md.
+from snakemake.utils import min_version, validate
+
+min_version("9.0")
+
+
+configfile: "config.yaml"
+
+
+validate(config, "schemas/config.schema.yaml")
+
+
+include: "rules/common.smk"
+include: "rules/queries.smk"
+
+
+rule all:
+    input:
+        list(DOUBTING_IDS.values()),
+        train_shards(),
+        dev_shards(),
+    default_target: True

@@ -1,0 +1,48 @@
+# Shared wiring helpers: paths, shard lists and the code hashes that drive rerun decisions.
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(workflow.basedir) / "workflow_scripts"))
+
+from irdata.provenance import code_hash as _code_hash
+
+WORK = "work"
+DOUBTING = config["doubting"]
+DOUBTING_IDS = {
+    "train_collection": f"{WORK}/doubting/ids/train_collection.txt",
+    "train_excluded": f"{WORK}/doubting/ids/train_excluded.tsv",
+    "dev_all": f"{WORK}/doubting/ids/dev_all.txt",
+}
+
+
+def code_hash(script, prompts=(), settings=None):
+    """Param that changes exactly when the rule's script, imported modules, prompts or settings do."""
+    return _code_hash(script, workflow.basedir, prompts=prompts, settings=settings)
+
+
+def sample_size(split):
+    return DOUBTING[f"{split}_sample"]["size"] if config["sample_queries"] else None
+
+
+def shard_paths(split):
+    n = DOUBTING["shards"][split]
+    return [f"{WORK}/doubting/shards/{split}/{i:04d}.txt" for i in range(n)]
+
+
+def train_shards():
+    return shard_paths("train")
+
+
+def dev_shards():
+    return shard_paths("dev")
+
+
+# Collections that the retrieval rules index, by name (the {collection} wildcard).
+COLLECTIONS = {
+    "msmarco": DOUBTING["collection"],
+    "papers44b": f"{WORK}/eval44b/papers.tsv",
+}
+
+
+def collection_path(wildcards):
+    return COLLECTIONS[wildcards.collection]

@@ -1,0 +1,61 @@
+# Doubting MS MARCO, first stages: validate the raw inputs, dedup train queries, shard queries.
+
+
+rule validate_msmarco_inputs:
+    input:
+        collection=DOUBTING["collection"],
+        train_queries=DOUBTING["train_queries"],
+        train_qrels=DOUBTING["train_qrels"],
+        dev_queries=DOUBTING["dev_queries"],
+        dev_qrels=DOUBTING["dev_qrels"],
+        dev_answers=DOUBTING["dev_answers"],
+        heldout_queries=DOUBTING["heldout_queries"],
+    output:
+        f"{WORK}/doubting/inputs.json",
+    params:
+        code=code_hash("workflow_scripts/validate_msmarco_inputs.py"),
+    log:
+        "logs/validate_msmarco_inputs.log",
+    conda:
+        "../envs/core.yaml"
+    script:
+        "../workflow_scripts/validate_msmarco_inputs.py"
+
+
+rule dedup_train_queries:
+    input:
+        validated=rules.validate_msmarco_inputs.output[0],
+        train_queries=DOUBTING["train_queries"],
+        dev_queries=DOUBTING["dev_queries"],
+        heldout_queries=DOUBTING["heldout_queries"],
+    output:
+        **DOUBTING_IDS,
+    params:
+        code=code_hash("workflow_scripts/dedup_train_queries.py"),
+        train_sample=lambda wildcards: sample_size("train"),
+        dev_sample=lambda wildcards: sample_size("dev"),
+        train_seed=DOUBTING["train_sample"]["seed"],
+        dev_seed=DOUBTING["dev_sample"]["seed"],
+    log:
+        "logs/dedup_train_queries.log",
+    conda:
+        "../envs/core.yaml"
+    script:
+        "../workflow_scripts/dedup_train_queries.py"
+
+
+rule shard_queries:
+    input:
+        train=DOUBTING_IDS["train_collection"],
+        dev=DOUBTING_IDS["dev_all"],
+    output:
+        train=train_shards(),
+        dev=dev_shards(),
+    params:
+        code=code_hash("workflow_scripts/shard_queries.py"),
+    log:
+        "logs/shard_queries.log",
+    conda:
+        "../envs/core.yaml"
+    script:
+        "../workflow_scripts/shard_queries.py"

@@ -1,0 +1,1 @@
+"""Shared code of the workflow: every rule script is a thin wrapper around functions here."""

@@ -1,0 +1,46 @@
+"""Atomic writes: a reader (or Snakemake) never sees a half-written output."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+
+@contextlib.contextmanager
+def atomic_path(path):
+    """Yield a temporary path beside `path`; rename it onto `path` only if the block succeeds."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+
+
+@contextlib.contextmanager
+def atomic_open(path, mode: str = "w", encoding: str | None = "utf-8", newline: str | None = "\n"):
+    """Open a temporary file beside `path` for writing; it replaces `path` when the block succeeds."""
+    if "b" in mode:
+        encoding = newline = None
+    with atomic_path(path) as tmp:
+        with open(tmp, mode, encoding=encoding, newline=newline) as fh:
+            yield fh
+
+
+def write_text_atomic(path, text: str) -> None:
+    with atomic_open(path) as fh:
+        fh.write(text)
+
+
+def write_lines_atomic(path, lines) -> None:
+    with atomic_open(path) as fh:
+        for line in lines:
+            fh.write(f"{line}\n")

@@ -1,0 +1,110 @@
+"""Content hashes that make Snakemake's rerun decisions follow what a rule really depends on.
+
+Snakemake tracks only a `script:`'s modification time, not the modules it imports. Each rule
+therefore carries as a param the hash of its script, of every `irdata` module the script
+imports (followed transitively), of its prompt files and of the settings it reads; with the
+`params` rerun trigger, a change to any of them reruns the rule, and a touched mtime does not.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+from functools import lru_cache
+from pathlib import Path
+
+PACKAGE = "irdata"
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def _module_file(module: str) -> Path | None:
+    """Map a dotted `irdata...` module name to its source file, or None if it is not ours."""
+    parts = module.split(".")
+    if parts[0] != PACKAGE:
+        return None
+    base = PACKAGE_DIR.joinpath(*parts[1:])
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(PACKAGE_DIR.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imported_modules(path: Path) -> set[str]:
+    """Names of the `irdata` modules a source file imports (absolute or relative imports)."""
+    tree = ast.parse(path.read_bytes(), filename=str(path))
+    is_package_file = path.name == "__init__.py"
+    own = _module_name(path) if path.is_relative_to(PACKAGE_DIR) else None
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                if own is None:
+                    continue
+                anchor = own.split(".")
+                anchor = anchor if is_package_file else anchor[:-1]
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                base = ".".join(anchor + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            names.add(base)
+            # `from irdata import tsv` imports the module irdata.tsv
+            names.update(f"{base}.{alias.name}" for alias in node.names)
+    return {n for n in names if n == PACKAGE or n.startswith(PACKAGE + ".")}
+
+
+@lru_cache(maxsize=None)
+def module_closure(script: Path) -> tuple[Path, ...]:
+    """The script and every `irdata` source file it imports, directly or through other modules."""
+    seen: dict[Path, None] = {}
+    todo = [Path(script).resolve()]
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen[path] = None
+        for name in _imported_modules(path):
+            # importing irdata.a.b runs irdata/__init__.py and irdata/a/__init__.py too
+            parts = name.split(".")
+            for i in range(1, len(parts) + 1):
+                found = _module_file(".".join(parts[:i]))
+                if found is not None and found not in seen:
+                    todo.append(found)
+    return tuple(sorted(seen))
+
+
+def _file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def code_hash(script, root, prompts=(), settings=None) -> str:
+    """Hash of a rule's script, the package modules it imports, its prompt files and its settings.
+
+    Paths enter the hash relative to `root` (the workflow folder), so a clone elsewhere gives the
+    same hash.
+    """
+    root = Path(root).resolve()
+    files = list(module_closure(root / script)) + [(root / p).resolve() for p in prompts]
+    digest = hashlib.sha256()
+    for path in sorted(set(files)):
+        digest.update(f"{path.relative_to(root).as_posix()}\0{_file_digest(path)}\n".encode())
+    digest.update(json.dumps(settings, sort_keys=True, default=str).encode())
+    return digest.hexdigest()[:20]
+
+
+def sha256_file(path, chunk_size: int = 1 << 20) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(chunk_size):
+            digest.update(chunk)
+    return digest.hexdigest()

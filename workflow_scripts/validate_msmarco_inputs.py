@@ -1,0 +1,14 @@
+import json
+
+from irdata.atomic import write_text_atomic
+from irdata.logs import rule_logging
+from irdata.msmarco_inputs import validate_msmarco_inputs
+
+with rule_logging(snakemake) as log:
+    inputs = snakemake.input
+    report = validate_msmarco_inputs(
+        inputs.collection, inputs.train_queries, inputs.train_qrels, inputs.dev_queries,
+        inputs.dev_qrels, inputs.dev_answers, list(inputs.heldout_queries),
+    )
+    log.info("inputs valid: %s", report["rows"])
+    write_text_atomic(snakemake.output[0], json.dumps(report, indent=2, sort_keys=True) + "\n")
