@@ -6,6 +6,15 @@ sys.path.insert(0, str(Path(workflow.basedir) / "workflow_scripts"))
 
 from irdata.provenance import code_hash as _code_hash
 
+# Config sections, each validated against schemas/<section>.schema.yaml (defaults filled in).
+CONFIG_SECTIONS = ["doubting"]
+
+for _section in CONFIG_SECTIONS:
+    try:
+        validate(config[_section], f"../schemas/{_section}.schema.yaml")
+    except WorkflowError as error:
+        raise WorkflowError(f"In config section {_section!r} (schemas/{_section}.schema.yaml):", error)
+
 WORK = "work"
 DOUBTING = config["doubting"]
 DOUBTING_IDS = {

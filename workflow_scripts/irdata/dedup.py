@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -39,36 +40,44 @@ class DedupResult:
     n_assigned: int              # queries assigned for annotation (after the optional sample)
 
 
+def _first_index_per_code(codes: np.ndarray, n_codes: int) -> np.ndarray:
+    """For each code, the index of its first occurrence in `codes` (-1 where absent)."""
+    first = np.full(n_codes, -1, dtype=np.int64)
+    unique, index = np.unique(codes, return_index=True)
+    first[unique] = index
+    return first
+
+
 def dedup_train_queries(train: pa.Table, heldout: list[pa.Table], sample_size: int | None = None,
                         sample_seed: int = 0) -> DedupResult:
     """Dedup train queries (columns query_id, text) against held-out query tables, in their order."""
     train = train.filter(sample_ids(train.column("query_id").to_pylist(), sample_size, sample_seed))
-    frame = pd.DataFrame({
-        "query_id": train.column("query_id").to_pandas(),
-        "key": normalize_query_text(train.column("text")).to_pandas(),
-    })
+    train_ids = train.column("query_id").to_numpy(zero_copy_only=False)
+    heldout_ids = np.concatenate([t.column("query_id").to_numpy(zero_copy_only=False) for t in heldout]
+                                 + [np.array([], dtype=object)])
+    # One dictionary over train and held-out texts turns text equality into integer equality.
+    keys = pa.chunked_array([normalize_query_text(train.column("text"))]
+                            + [normalize_query_text(t.column("text")) for t in heldout], type=pa.string())
+    encoded = pc.dictionary_encode(keys).combine_chunks()
+    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    n_codes = len(encoded.dictionary)
+    train_codes, heldout_codes = codes[: len(train_ids)], codes[len(train_ids):]
 
-    held = pd.concat(
-        [pd.DataFrame({"query_id": t.column("query_id").to_pandas(),
-                       "key": normalize_query_text(t.column("text")).to_pandas()}) for t in heldout],
-        ignore_index=True,
-    ) if heldout else pd.DataFrame({"query_id": pd.Series(dtype=str), "key": pd.Series(dtype=str)})
-    first_heldout = held.drop_duplicates("key", keep="first").set_index("key")["query_id"]
-    first_train = frame.drop_duplicates("key", keep="first").set_index("key")["query_id"]
+    first_heldout = _first_index_per_code(heldout_codes, n_codes)[train_codes]
+    first_train = _first_index_per_code(train_codes, n_codes)[train_codes]
+    is_heldout = first_heldout >= 0
+    is_repeat = (first_train != np.arange(len(train_ids))) & ~is_heldout
 
-    heldout_of = frame["key"].map(first_heldout)
-    repeat_of = frame["key"].map(first_train).where(frame["key"].duplicated(keep="first"))
-
-    is_heldout = heldout_of.notna()
-    is_repeat = repeat_of.notna() & ~is_heldout
-    excluded = pd.concat([
-        pd.DataFrame({"query_id": frame["query_id"][is_heldout], "reason": REASON_HELDOUT,
-                      "duplicate_of": heldout_of[is_heldout]}),
-        pd.DataFrame({"query_id": frame["query_id"][is_repeat], "reason": REASON_REPEAT,
-                      "duplicate_of": repeat_of[is_repeat]}),
-    ]).sort_index(kind="stable")[EXCLUDED_COLUMNS].reset_index(drop=True)
-    kept = frame["query_id"][~(is_heldout | is_repeat)].tolist()
-    return DedupResult(collection=kept, excluded=excluded, n_assigned=len(frame))
+    excluded_rows = np.flatnonzero(is_heldout | is_repeat)
+    duplicate_of = np.where(is_heldout, heldout_ids[np.maximum(first_heldout, 0)] if len(heldout_ids)
+                            else None, train_ids[first_train])
+    excluded = pd.DataFrame({
+        "query_id": train_ids[excluded_rows],
+        "reason": np.where(is_heldout[excluded_rows], REASON_HELDOUT, REASON_REPEAT),
+        "duplicate_of": duplicate_of[excluded_rows],
+    }, columns=EXCLUDED_COLUMNS).astype(str)
+    kept = train_ids[~(is_heldout | is_repeat)].tolist()
+    return DedupResult(collection=kept, excluded=excluded, n_assigned=len(train_ids))
 
 
 def write_query_ids(train_queries, heldout_queries, dev_queries, collection_out, excluded_out, dev_out,

@@ -15,34 +15,33 @@ from functools import lru_cache
 from pathlib import Path
 
 PACKAGE = "irdata"
-PACKAGE_DIR = Path(__file__).resolve().parent
 
 
-def _module_file(module: str) -> Path | None:
-    """Map a dotted `irdata...` module name to its source file, or None if it is not ours."""
+def _module_file(module: str, search_dir: Path) -> Path | None:
+    """Map a dotted `irdata...` module name to its source file under `search_dir`, or None."""
     parts = module.split(".")
     if parts[0] != PACKAGE:
         return None
-    base = PACKAGE_DIR.joinpath(*parts[1:])
+    base = search_dir.joinpath(*parts)
     for candidate in (base.with_suffix(".py"), base / "__init__.py"):
         if candidate.is_file():
             return candidate
     return None
 
 
-def _module_name(path: Path) -> str:
-    rel = path.relative_to(PACKAGE_DIR.parent).with_suffix("")
+def _module_name(path: Path, search_dir: Path) -> str:
+    rel = path.relative_to(search_dir).with_suffix("")
     parts = list(rel.parts)
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
 
 
-def _imported_modules(path: Path) -> set[str]:
+def _imported_modules(path: Path, search_dir: Path) -> set[str]:
     """Names of the `irdata` modules a source file imports (absolute or relative imports)."""
     tree = ast.parse(path.read_bytes(), filename=str(path))
     is_package_file = path.name == "__init__.py"
-    own = _module_name(path) if path.is_relative_to(PACKAGE_DIR) else None
+    own = _module_name(path, search_dir) if path.is_relative_to(search_dir / PACKAGE) else None
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -65,19 +64,25 @@ def _imported_modules(path: Path) -> set[str]:
 
 @lru_cache(maxsize=None)
 def module_closure(script: Path) -> tuple[Path, ...]:
-    """The script and every `irdata` source file it imports, directly or through other modules."""
+    """The script and every `irdata` source file it imports, directly or through other modules.
+
+    The package is the `irdata` folder beside the script, as Snakemake puts the script's folder
+    on `sys.path`.
+    """
+    script = Path(script).resolve()
+    search_dir = script.parent
     seen: dict[Path, None] = {}
-    todo = [Path(script).resolve()]
+    todo = [script]
     while todo:
         path = todo.pop()
         if path in seen:
             continue
         seen[path] = None
-        for name in _imported_modules(path):
+        for name in _imported_modules(path, search_dir):
             # importing irdata.a.b runs irdata/__init__.py and irdata/a/__init__.py too
             parts = name.split(".")
             for i in range(1, len(parts) + 1):
-                found = _module_file(".".join(parts[:i]))
+                found = _module_file(".".join(parts[:i]), search_dir)
                 if found is not None and found not in seen:
                     todo.append(found)
     return tuple(sorted(seen))

@@ -1,0 +1,69 @@
+"""The code hash follows the script, the irdata modules it imports, prompts and settings."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+import irdata.provenance as provenance
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def tree(tmp_path):
+    pkg = tmp_path / "workflow_scripts" / "irdata"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from . import b\n")
+    (pkg / "b.py").write_text("X = 1\n")
+    (pkg / "c.py").write_text("Y = 2\n")
+    (pkg / "sub" / "__init__.py").write_text("from .d import f\n")
+    (pkg / "sub" / "d.py").write_text("from ..c import Y\ndef f(): return Y\n")
+    (tmp_path / "workflow_scripts" / "rule_a.py").write_text("from irdata.a import b\n")
+    (tmp_path / "workflow_scripts" / "rule_s.py").write_text("import irdata.sub\n")
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "p.txt").write_text("grade this\n")
+    provenance.module_closure.cache_clear()
+    yield tmp_path
+    provenance.module_closure.cache_clear()
+
+
+def names(paths, root):
+    return sorted(p.relative_to(root).as_posix() for p in paths)
+
+
+def test_closure_follows_relative_and_package_imports(tree):
+    assert names(provenance.module_closure(tree / "workflow_scripts/rule_a.py"), tree) == [
+        "workflow_scripts/irdata/__init__.py", "workflow_scripts/irdata/a.py",
+        "workflow_scripts/irdata/b.py", "workflow_scripts/rule_a.py"]
+    assert names(provenance.module_closure(tree / "workflow_scripts/rule_s.py"), tree) == [
+        "workflow_scripts/irdata/__init__.py", "workflow_scripts/irdata/c.py",
+        "workflow_scripts/irdata/sub/__init__.py", "workflow_scripts/irdata/sub/d.py",
+        "workflow_scripts/rule_s.py"]
+
+
+def test_hash_changes_exactly_with_dependencies(tree):
+    def h(script="workflow_scripts/rule_a.py", **kw):
+        provenance.module_closure.cache_clear()
+        return provenance.code_hash(script, tree, **kw)
+
+    base = h(prompts=["prompts/p.txt"], settings={"k": 1})
+    assert base == h(prompts=["prompts/p.txt"], settings={"k": 1})
+    assert base != h(prompts=["prompts/p.txt"], settings={"k": 2})
+    (tree / "prompts/p.txt").write_text("grade this, carefully\n")
+    assert base != h(prompts=["prompts/p.txt"], settings={"k": 1})
+    plain = h()
+    (tree / "workflow_scripts/irdata/c.py").write_text("Y = 3\n")   # not imported by rule_a
+    assert plain == h()
+    (tree / "workflow_scripts/irdata/b.py").write_text("X = 2\n")   # imported through a
+    assert plain != h()
+
+
+def test_hash_independent_of_checkout_location(tmp_path):
+    copy = tmp_path / "clone"
+    shutil.copytree(REPO / "workflow_scripts", copy / "workflow_scripts",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    script = "workflow_scripts/dedup_train_queries.py"
+    assert provenance.code_hash(script, REPO) == provenance.code_hash(script, copy)
+    assert len(provenance.module_closure(copy / script)) > 3

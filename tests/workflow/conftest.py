@@ -1,0 +1,61 @@
+"""Fixtures that run the real workflow with Snakemake in a fresh copy of the repository."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def repo_files() -> list[str]:
+    """Tracked and untracked-but-not-ignored files: what a fresh clone of the working tree holds."""
+    out = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=REPO,
+                         check=True, capture_output=True).stdout.decode()
+    return [f for f in out.split("\0") if f and (REPO / f).is_file()]
+
+
+def copy_repo(dest: Path) -> Path:
+    for rel in repo_files():
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / rel, target)
+    return dest
+
+
+class Workflow:
+    """A copy of the workflow folder and a way to run Snakemake in it."""
+
+    def __init__(self, root: Path):
+        self.root = root
+
+    def snakemake(self, *args, check=True, timeout=1800) -> subprocess.CompletedProcess:
+        env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+        proc = subprocess.run([sys.executable, "-m", "snakemake", *args], cwd=self.root, env=env,
+                              capture_output=True, text=True, timeout=timeout)
+        if check and proc.returncode != 0:
+            raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-6000:]}")
+        return proc
+
+    def planned_rules(self, *args) -> list[str]:
+        """Rules that a dry-run with the local profile would run, in DAG order (without `all`)."""
+        out = self.snakemake("-n", "--profile", "profiles/local", "--quiet", "rules", *args).stdout
+        if "Nothing to be done" in out:
+            return []
+        table = out.split("Job stats:", 1)[1].split("total", 1)[0]
+        rules = []
+        for line in table.splitlines():
+            parts = line.split()
+            if len(parts) == 2 and parts[1].isdigit() and parts[0] != "all":
+                rules.append(parts[0])
+        return rules
+
+
+@pytest.fixture
+def workflow(tmp_path) -> Workflow:
+    return Workflow(copy_repo(tmp_path / "wf"))

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Installs the workflow and what its tests need, then runs every test. `.ci/run` calls this.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash tools/install.sh
+.venv/bin/python -m pip --disable-pip-version-check -q install -r requirements-test.txt
+.venv/bin/python -m pytest "$@"
