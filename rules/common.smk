@@ -4,10 +4,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(workflow.basedir) / "workflow_scripts"))
 
+from irdata.llm import load_settings as _load_llm_settings
 from irdata.provenance import code_hash as _code_hash
 
 # Config sections, each validated against schemas/<section>.schema.yaml (defaults filled in).
-CONFIG_SECTIONS = ["doubting"]
+CONFIG_SECTIONS = ["doubting", "annotation", "llm"]
 
 for _section in CONFIG_SECTIONS:
     try:
@@ -16,6 +17,7 @@ for _section in CONFIG_SECTIONS:
         raise WorkflowError(f"In config section {_section!r} (schemas/{_section}.schema.yaml):", error)
 
 WORK = "work"
+LLM = _load_llm_settings(config["llm"])
 DOUBTING = config["doubting"]
 DOUBTING_IDS = {
     "train_collection": f"{WORK}/doubting/ids/train_collection.txt",
@@ -30,7 +32,7 @@ def code_hash(script, prompts=(), settings=None):
 
 
 def sample_size(split):
-    return DOUBTING[f"{split}_sample"]["size"] if config["sample_queries"] else None
+    return DOUBTING[f"{split}_sample"]["size"] if config["queries"] == "sample" else None
 
 
 def shard_paths(split):
@@ -55,3 +57,9 @@ COLLECTIONS = {
 
 def collection_path(wildcards):
     return COLLECTIONS[wildcards.collection]
+
+
+def llm_answer_settings(stage):
+    """The LLM settings that change a stage's answers (not servers, timeouts or concurrency)."""
+    settings = LLM.for_stage(stage)
+    return {**settings.answer_settings(), "gguf": settings.gguf}

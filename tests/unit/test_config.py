@@ -33,17 +33,17 @@ def test_every_section_has_a_schema_and_a_top_level_key():
 def test_demo_config_is_valid_and_defaults_fill():
     config = demo_config()
     del config["doubting"]["shards"]
-    del config["sample_queries"]
+    del config["queries"]
     validate_like_workflow(config)
     assert config["doubting"]["shards"] == {"train": 500, "dev": 16}
-    assert config["sample_queries"] is True
+    assert config["queries"] == "sample"
 
 
 @pytest.mark.parametrize("edit, words", [
     (lambda c: c["doubting"].update(shardz=3), "'shardz' was unexpected"),
     (lambda c: c["doubting"]["shards"].update(train="a"), "'a' is not of type 'integer'"),
     (lambda c: c["doubting"].pop("collection"), "'collection' is a required property"),
-    (lambda c: c.update(sample_queries="yes"), "is not of type 'boolean'"),
+    (lambda c: c.update(queries="everything"), "'everything' is not one of ['sample', 'all']"),
     (lambda c: c.update(doubtin={}), "'doubtin' was unexpected"),
 ])
 def test_wrong_keys_and_types_fail(edit, words):
@@ -52,3 +52,11 @@ def test_wrong_keys_and_types_fail(edit, words):
     with pytest.raises(Exception) as info:
         validate_like_workflow(config)
     assert words in str(info.value)
+
+
+def test_readme_config_reference_matches_schemas():
+    import subprocess
+    import sys
+    proc = subprocess.run([sys.executable, str(REPO / "tools/config_reference.py"), "--check"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr

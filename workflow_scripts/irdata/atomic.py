@@ -44,3 +44,20 @@ def write_lines_atomic(path, lines) -> None:
     with atomic_open(path) as fh:
         for line in lines:
             fh.write(f"{line}\n")
+
+
+def write_parquet_atomic(table, path) -> None:
+    """Write a pyarrow table as parquet, atomically, with settings that give identical bytes for
+    identical tables (no statistics that vary, one row group order as given)."""
+    import pyarrow.parquet as pq
+
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp, compression="zstd")
+
+
+def write_jsonl_atomic(path, records) -> None:
+    import json
+
+    with atomic_open(path) as fh:
+        for record in records:
+            fh.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")

@@ -1,0 +1,1 @@
+"""The LLM stages of Doubting MS MARCO: agent search, grading, answer generation and WOOD."""
