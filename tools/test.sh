@@ -4,4 +4,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/install.sh
 .venv/bin/python -m pip --disable-pip-version-check -q install -r requirements-test.txt
+# The real OpenAI-compatible server the `openai` backend is tested against (compiles once, ~20 min).
+bash tools/install_llama_cpp_server.sh .venv/bin/pip
 .venv/bin/python -m pytest "$@"

@@ -1,0 +1,115 @@
+"""The `local` backend with the real SmolLM2-135M-Instruct (structure and arithmetic, not quality)."""
+
+from __future__ import annotations
+
+import pytest
+from irdata.llm import ChatResult, LLMCallError, make_client
+from llm_testlib import run
+
+pytestmark = pytest.mark.llm
+
+TOOLS = [{"type": "function", "function": {"name": "search", "description": "Search passages with BM25.",
+                                           "parameters": {"type": "object", "properties": {"query": {"type": "string"}},
+                                                          "required": ["query"]}}}]
+Q = [{"role": "user", "content": "What is the capital of France? One word."}]
+GRADE = [{"role": "system", "content": "Grade relevance 0-3. Reply with one digit."},
+         {"role": "user", "content": "Query: cats. Passage: Cats are small pets."}]
+
+
+def _independent_loglikelihood(model, tok, context: str, continuation: str) -> float:
+    """Sum of log-probabilities from the model's logits, tokenizing context and continuation
+    separately (lm-evaluation-harness's way) rather than by offsets as the backend does."""
+    import torch
+
+    ctx = tok(context, add_special_tokens=False)["input_ids"]
+    cont = tok(continuation, add_special_tokens=False)["input_ids"]
+    ids = torch.tensor([ctx + cont])
+    with torch.inference_mode():
+        logp = torch.log_softmax(model(ids).logits[0].double(), -1)
+    return sum(float(logp[len(ctx) - 1 + i, t]) for i, t in enumerate(cont))
+
+
+def test_chat_grade_loglikelihood(local_settings, tmp_path):
+    async def go():
+        async with make_client({**local_settings, "loglikelihood_prefix": ""}, journal_path=tmp_path / "j.jsonl") as c:
+            chat = await c.chat(Q, max_tokens=12)
+            grade = await c.grade(GRADE)
+            ll = await c.loglikelihood("The capital of France is", " Paris.")
+            backend = c._backend(c.settings)
+            return chat, grade, ll, backend.m, c.identity(), c.stats
+
+    chat, grade, ll, m, ident, stats = run(go())
+    assert isinstance(chat, ChatResult) and chat.text.strip() and chat.tool_calls == []
+    assert "Paris" in chat.text  # the one fact a 135M model reliably knows; checks decoding works
+    assert grade.label in {"0", "1", "2", "3"} and grade.failure is None
+    assert len(ll) == len(m.tok(" Paris.", add_special_tokens=False)["input_ids"]) and all(v < 0 for v in ll)
+    assert sum(ll) == pytest.approx(_independent_loglikelihood(m.model, m.tok, "The capital of France is", " Paris."),
+                                    abs=1e-4)
+    assert ident["backend"] == "local" and ident["gguf"].endswith(".gguf") and len(ident["gguf_sha256"]) == 64
+    assert stats.calls == 3 and stats.failures == 0
+
+
+def test_grade_scores_only_the_choice_tokens(local_settings):
+    async def go():
+        async with make_client(local_settings) as c:
+            return await c._call(None, "grade", {"messages": GRADE, "choices": ["0", "1", "2", "3"]})
+
+    raw = run(go())
+    scores = raw["choice_logprobs"]
+    assert set(scores) == {"0", "1", "2", "3"} and raw["reply"] == max(scores, key=scores.get)
+
+
+def test_deterministic_and_batch_independent(local_settings):
+    pairs = [("Cats are", " small pets."), ("The sky is", " blue."), ("Water is", " wet.")]
+
+    async def go():
+        async with make_client(local_settings) as c:
+            single = [await c.loglikelihood(a, b) for a, b in pairs]
+            many = await c.loglikelihood_many(pairs, progress=False)
+            chats = await c.chat_many([Q, Q], max_tokens=8, progress=False)
+            return single, many, [r.text for r in chats]
+
+    single, many, texts = run(go())
+    assert single == many
+    assert texts[0] == texts[1]
+
+
+def test_text_tool_protocol_with_the_real_model(local_settings):
+    messages = [{"role": "system", "content": "You find passages. Call the search tool first."},
+                {"role": "user", "content": "Find passages about cats."}]
+
+    async def go():
+        async with make_client(local_settings) as c:
+            return await c.chat(messages, tools=TOOLS, max_tokens=40)
+
+    res = run(go())
+    # A 135M model may or may not follow the protocol: every outcome must be well formed.
+    assert isinstance(res.text, str)
+    for call in res.tool_calls:
+        assert call.name == "search" and isinstance(call.arguments, dict)
+    assert res.tool_calls or res.protocol_error or res.text.strip()
+
+
+def test_rerun_with_journal_calls_nothing(local_settings, tmp_path):
+    journal = tmp_path / "job.jsonl"
+
+    async def go():
+        async with make_client(local_settings, journal_path=journal) as c:
+            out = (await c.grade(GRADE), await c.loglikelihood("Cats are", " pets."))
+            return out, c.stats
+
+    first, s1 = run(go())
+    second, s2 = run(go())
+    assert first == second
+    assert (s1.calls, s2.calls, s2.journal_hits) == (2, 0, 2)
+
+
+def test_continuation_inside_a_token_is_a_clear_counted_failure(local_settings):
+    async def go():
+        async with make_client(local_settings) as c:
+            res = await c.loglikelihood_many([("The capital of Fr", "ance is Paris.")], on_error="return",
+                                             progress=False)
+            return res[0], c.stats
+
+    err, stats = run(go())
+    assert isinstance(err, LLMCallError) and "token boundary" in str(err) and stats.failures == 1

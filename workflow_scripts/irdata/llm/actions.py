@@ -1,0 +1,132 @@
+"""Tool calls as plain text: the JSON action protocol.
+
+Servers differ in native tool support (llama-cpp-python returns tool calls only when
+`tool_choice` names a function; SmolLM2's chat template ignores `tools`), so the agent can
+run on a protocol every model can follow: the tools are described in a system message and
+the model replies either with one JSON object {"tool": NAME, "arguments": {...}} or with its
+final answer as plain text. The conversation history is rewritten to the same convention.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    id: str
+    name: str
+    arguments: dict = field(default_factory=dict)
+
+
+def _tool_fn(tool: dict) -> dict:
+    """The function part of an OpenAI-style tool spec (accepts the bare function too)."""
+    return tool.get("function", tool)
+
+
+def tool_names(tools) -> list[str]:
+    return [_tool_fn(t)["name"] for t in tools or ()]
+
+
+def tools_instruction(tools) -> str:
+    lines = [
+        "You can call tools. To call one, reply with only a JSON object, nothing else:",
+        '{"tool": "<tool name>", "arguments": {<arguments>}}',
+        "When you have the final answer, reply with plain text, not JSON.",
+        "Tools:",
+    ]
+    for t in tools:
+        fn = _tool_fn(t)
+        params = json.dumps(fn.get("parameters", {}), separators=(",", ":"))
+        lines.append(f"- {fn['name']}: {fn.get('description', '').strip()} Arguments (JSON schema): {params}")
+    return "\n".join(lines)
+
+
+def _action_text(call) -> str:
+    fn = call["function"] if "function" in call else call
+    args = fn.get("arguments", {})
+    if isinstance(args, str):
+        args = json.loads(args or "{}")
+    return json.dumps({"tool": fn["name"], "arguments": args}, ensure_ascii=False)
+
+
+def to_text_protocol(messages, tools) -> list[dict]:
+    """Rewrite an OpenAI-style conversation (tool specs, assistant tool_calls, tool results)
+    into plain system/user/assistant turns that follow the text protocol."""
+    instruction = tools_instruction(tools)
+    out: list[dict] = []
+    names_by_id: dict[str, str] = {}
+    for m in messages:
+        role = m["role"]
+        if role == "assistant" and m.get("tool_calls"):
+            for c in m["tool_calls"]:
+                names_by_id[c.get("id", "")] = (c.get("function") or c)["name"]
+            text = "\n".join(_action_text(c) for c in m["tool_calls"])
+            out.append({"role": "assistant", "content": text})
+        elif role == "tool":
+            name = m.get("name") or names_by_id.get(m.get("tool_call_id", ""), "tool")
+            out.append({"role": "user", "content": f"Result of tool {name}:\n{m.get('content', '')}"})
+        else:
+            out.append({"role": role, "content": m.get("content") or ""})
+    if out and out[0]["role"] == "system":
+        out[0] = {"role": "system", "content": out[0]["content"] + "\n\n" + instruction}
+    else:
+        out.insert(0, {"role": "system", "content": instruction})
+    return out
+
+
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
+
+
+def _json_objects(text: str):
+    """Every JSON object that starts at a '{' in text, fenced or not, in order."""
+    decoder = json.JSONDecoder()
+    for chunk in [*(m.group(1) for m in _FENCE.finditer(text)), text]:
+        for i, ch in enumerate(chunk):
+            if ch == "{":
+                try:
+                    obj, _ = decoder.raw_decode(chunk, i)
+                except ValueError:
+                    continue
+                if isinstance(obj, dict):
+                    yield obj
+
+
+def parse_action(text: str, tools) -> tuple[str, list[ToolCall], str | None]:
+    """(text, tool calls, protocol error) of a reply in the text protocol.
+
+    A reply with no action object is a final answer. An action that names an unknown tool or
+    has non-object arguments is reported as a protocol error rather than dropped silently.
+    """
+    known = set(tool_names(tools))
+    for obj in _json_objects(text):
+        name = obj.get("tool", obj.get("name"))
+        if not isinstance(name, str):
+            continue
+        args = obj.get("arguments", obj.get("parameters", {}))
+        if name not in known:
+            return text, [], f"reply names unknown tool {name!r} (known: {sorted(known)})"
+        if not isinstance(args, dict):
+            return text, [], f"arguments of tool {name!r} are not a JSON object"
+        call_id = "call_" + hashlib.sha256(f"{name}\0{json.dumps(args, sort_keys=True)}".encode()).hexdigest()[:12]
+        return text, [ToolCall(call_id, name, args)], None
+    return text, [], None
+
+
+def parse_native(tool_calls) -> tuple[list[ToolCall], str | None]:
+    """ToolCalls from an OpenAI `message.tool_calls` list (arguments arrive as a JSON string)."""
+    calls = []
+    for c in tool_calls or ():
+        fn = c.get("function") or {}
+        raw = fn.get("arguments") or "{}"
+        try:
+            args = json.loads(raw) if isinstance(raw, str) else raw
+        except ValueError:
+            return calls, f"tool {fn.get('name')!r}: arguments are not valid JSON: {raw[:200]!r}"
+        if not isinstance(args, dict):
+            return calls, f"tool {fn.get('name')!r}: arguments are not a JSON object"
+        calls.append(ToolCall(c.get("id", ""), fn.get("name", ""), args))
+    return calls, None

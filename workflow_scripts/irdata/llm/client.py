@@ -1,0 +1,245 @@
+"""The one client every stage uses: journaled, bounded, counted LLM calls over either backend."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+
+from tqdm import tqdm
+
+from . import actions
+from .journal import Journal, request_key
+from .results import ChatResult, GradeResult, LLMCallError, RequestFailed, Stats
+from .settings import LLMSettings
+
+GRADE_REASK = "Answer with exactly one of: {choices}. Reply with that single character and nothing else."
+
+
+def parse_choice(reply: str, choices) -> str | None:
+    """The choice a reply gives: the whole reply, or the only choice standing alone in it."""
+    text = reply.strip().strip(".\"'*` ")
+    if text in choices:
+        return text
+    found = {m.group(0) for m in re.finditer(r"(?<![\w.])(" + "|".join(map(re.escape, choices)) + r")(?![\w.])", reply)}
+    return found.pop() if len(found) == 1 else None
+
+
+class LLMClient:
+    """Async LLM client. Use `make_client(settings, journal_path=...)`; close with `await aclose()`."""
+
+    def __init__(self, settings: LLMSettings, journal_path=None):
+        self.settings = settings
+        self.journal = Journal(journal_path) if journal_path is not None else None
+        self.stats = Stats()
+        self._backends: dict[str, object] = {}
+        self._stages: dict = {}
+
+    # -- plumbing ----------------------------------------------------------------------------
+    def _stage(self, stage):
+        """(settings, backend) of a stage, memoized: this runs on every call."""
+        hit = self._stages.get(stage)
+        if hit is None:
+            s = self.settings.for_stage(stage)
+            hit = self._stages[stage] = (s, self._backend(s))
+        return hit
+
+    def _backend(self, s: LLMSettings):
+        key = s.backend_key()
+        if key not in self._backends:
+            if s.backend == "local":
+                from .local import LocalBackend
+
+                self._backends[key] = LocalBackend(s)
+            else:
+                from .openai_backend import OpenAIBackend
+
+                self._backends[key] = OpenAIBackend(s)
+        return self._backends[key]
+
+    def _fail(self, op: str, stage, reason: str) -> LLMCallError:
+        self.stats.failures += 1
+        kind = " ".join(reason.split()[:2]).rstrip(":")  # e.g. "HTTP 500", "timeout after", "unparseable grade"
+        self.stats.failure_reasons[kind] = self.stats.failure_reasons.get(kind, 0) + 1
+        return LLMCallError(op, stage, reason)
+
+    async def _call(self, stage, op: str, request: dict) -> dict:
+        """Answer from the journal, or make the call (bounded in flight) and journal it."""
+        backend = self._stage(stage)[1]
+        key = None
+        if self.journal is not None:
+            key = request_key({"op": op, "id": backend.answer_identity(), "request": request})
+            hit = self.journal.get(key)
+            if hit is not None:
+                self.stats.journal_hits += 1
+                return hit
+        try:
+            async with backend.semaphore:
+                value = await backend.execute(op, request, self.stats)
+        except RequestFailed as e:
+            raise self._fail(op, stage, str(e)) from e
+        self.stats.calls += 1
+        if self.journal is not None:
+            self.journal.append(key, value)
+        return value
+
+    # -- operations --------------------------------------------------------------------------
+    async def chat(self, messages, tools=None, max_tokens: int | None = None, stage: str | None = None,
+                   tool_choice=None) -> ChatResult:
+        """One chat turn. With tools, replies may carry tool calls (native or text protocol, per
+        llm.tool_protocol); `tool_choice` (native only) forces a named function."""
+        s = self._stage(stage)[0]
+        request = {"max_tokens": max_tokens or s.max_tokens}
+        text_protocol = bool(tools) and s.tool_protocol == "text"
+        if text_protocol:
+            request["messages"] = actions.to_text_protocol(messages, tools)
+        else:
+            request["messages"] = list(messages)
+            if tools:
+                request["tools"] = list(tools)
+                request["tool_choice"] = tool_choice
+        value = await self._call(stage, "chat", request)
+        if text_protocol:
+            text, calls, error = actions.parse_action(value["text"], tools)
+        else:
+            text = value["text"]
+            calls, error = actions.parse_native(value["tool_calls"])
+        return ChatResult(text, calls, value, error)
+
+    async def grade(self, messages, choices=("0", "1", "2", "3"), stage: str | None = None) -> GradeResult:
+        """A constrained answer from `choices`. An unparseable reply is asked again up to
+        llm.grade_retries times, then returned as a counted failure with label None."""
+        s = self._stage(stage)[0]
+        choices = tuple(choices)
+        convo = list(messages)
+        replies = []
+        for _ in range(s.grade_retries + 1):
+            try:
+                value = await self._call(stage, "grade", {"messages": convo, "choices": list(choices)})
+            except LLMCallError as e:  # already counted; a grade batch carries on
+                return GradeResult(None, replies[-1] if replies else "", e.reason)
+            reply = value["reply"]
+            replies.append(reply)
+            label = parse_choice(reply, choices)
+            if label is not None:
+                return GradeResult(label, reply)
+            convo = [*convo, {"role": "assistant", "content": reply},
+                     {"role": "user", "content": GRADE_REASK.format(choices=", ".join(choices))}]
+        self.stats.unparsed_grades += 1
+        reason = (f"unparseable grade: no single choice of {choices} in {len(replies)} replies, "
+                  f"last {replies[-1][:80]!r}")
+        self._fail("grade", stage, reason)
+        return GradeResult(None, replies[-1], reason)
+
+    async def loglikelihood(self, context: str, continuation: str, stage: str | None = None) -> list[float]:
+        """Per-token log-probabilities of `continuation` given `context` (natural log)."""
+        s = self._stage(stage)[0]
+        value = await self._call(stage, "loglikelihood", {"context": s.loglikelihood_prefix + context,
+                                                          "continuation": continuation})
+        return value["logprobs"]
+
+    # -- batches -----------------------------------------------------------------------------
+    async def _many(self, fn, items, stage, desc, on_error, progress):
+        """Run fn(item) for all items, at most max_in_flight at once, results in input order.
+        on_error="raise" raises the first failure after all items ran; "return" leaves the
+        LLMCallError in its slot."""
+        if on_error not in ("raise", "return"):
+            raise ValueError("on_error must be 'raise' or 'return'")
+        items = list(items)
+        results: list = [None] * len(items)
+        width = min(self.settings.for_stage(stage).max_in_flight, len(items)) or 1
+        it = iter(range(len(items)))
+        bar = tqdm(total=len(items), desc=desc, disable=not progress, mininterval=1.0, unit="call")
+
+        async def worker():
+            for i in it:
+                try:
+                    results[i] = await fn(items[i])
+                except LLMCallError as e:
+                    results[i] = e
+                bar.update(1)
+
+        try:
+            await asyncio.gather(*(worker() for _ in range(width)))
+        finally:
+            bar.close()
+        if on_error == "raise":
+            failed = [r for r in results if isinstance(r, LLMCallError)]
+            if failed:
+                raise LLMCallError(failed[0].op, stage,
+                                   f"{len(failed)} of {len(items)} calls failed; first: {failed[0].reason}")
+        return results
+
+    async def chat_many(self, conversations, tools=None, max_tokens=None, stage=None, on_error="raise",
+                        progress=True) -> list[ChatResult]:
+        return await self._many(lambda m: self.chat(m, tools=tools, max_tokens=max_tokens, stage=stage),
+                                conversations, stage, f"chat[{stage or 'llm'}]", on_error, progress)
+
+    async def grade_many(self, conversations, choices=("0", "1", "2", "3"), stage=None,
+                         progress=True) -> list[GradeResult]:
+        """Failures come back as GradeResults with label None (already counted), never raised."""
+        return await self._many(lambda m: self.grade(m, choices=choices, stage=stage),
+                                conversations, stage, f"grade[{stage or 'llm'}]", "raise", progress)
+
+    async def loglikelihood_many(self, pairs, stage=None, on_error="raise", progress=True) -> list[list[float]]:
+        return await self._many(lambda p: self.loglikelihood(p[0], p[1], stage=stage),
+                                pairs, stage, f"loglikelihood[{stage or 'llm'}]", on_error, progress)
+
+    # -- identity ----------------------------------------------------------------------------
+    def identity(self, stage: str | None = None) -> dict:
+        """Model, backend, server version and decoding settings for the manifest (never the key)."""
+        ident = dict(self._stage(stage)[1].identity())
+        if stage is None and self.settings.stages:
+            ident["stages"] = {st: self._stage(st)[1].identity() for st in self.settings.stages}
+        return ident
+
+    async def aclose(self) -> None:
+        for b in self._backends.values():
+            await b.aclose()
+        if self.journal is not None:
+            self.journal.close()
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc):
+        await self.aclose()
+
+
+def make_client(settings, journal_path: str | Path | None = None) -> LLMClient:
+    """A client for an `llm:` config section (dict, validated here) or LLMSettings.
+    journal_path: the job's journal (e.g. journal_path_for(settings, rule, shard)); None: no journal."""
+    from .settings import load_settings
+
+    if not isinstance(settings, LLMSettings):
+        settings = load_settings(settings)
+    return LLMClient(settings, journal_path)
+
+
+def journal_path_for(settings: LLMSettings, *job: str) -> Path:
+    """The journal of one job, e.g. journal_path_for(s, "grade", "shard-007")."""
+    return Path(settings.journal_dir) / ("-".join(job) + ".jsonl")
+
+
+class SyncClient:
+    """Blocking wrapper for scripts: each method runs the async one to completion."""
+
+    def __init__(self, settings, journal_path=None):
+        self._loop = asyncio.new_event_loop()
+        self.client = make_client(settings, journal_path)
+
+    def __getattr__(self, name):
+        attr = getattr(self.client, name)
+        if asyncio.iscoroutinefunction(attr):
+            return lambda *a, **kw: self._loop.run_until_complete(attr(*a, **kw))
+        return attr
+
+    def close(self) -> None:
+        self._loop.run_until_complete(self.client.aclose())
+        self._loop.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
