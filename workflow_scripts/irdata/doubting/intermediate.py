@@ -1,0 +1,248 @@
+"""The per-shard intermediate files that the LLM stages write and `assemble` reads.
+
+Per split (`train`, `dev`) and shard `NNNN` (shards partition the queries; all rows of a query are
+in its shard; the shard's query ids are `work/doubting/shards/{split}/{shard}.txt`):
+
+- `agent/{split}/{shard}.parquet`: query_id string, passage_id string, agent_rank int32 (1-based
+  position in the proposal list). (query_id, passage_id) and (query_id, agent_rank) are unique.
+  A query without a valid proposal has no row.
+- `grades/{split}/{shard}.parquet`: query_id string, passage_id string, origin string
+  (`agent`|`official`), grade int8 nullable (0-3; null: the grading call failed after retries),
+  failure string nullable (the reason). (query_id, passage_id, origin) is unique. Rows: exactly
+  one `agent` row per agent proposal; `official` rows for the official positives of the shard's
+  queries: on train all of them, on dev exactly those the agent did not propose.
+- `answers/train/{shard}.parquet`: query_id string, answer string (not null); at most one row per
+  query, only for queries with agent proposals.
+- `wood/train/{shard}.parquet`: query_id string, passage_id string, wood float64 nullable (null:
+  not finite; NaN and infinities are read as null); exactly one row per train agent proposal.
+
+Every reader checks the columns and types (integer widths may be narrower or wider and are cast
+when the values fit; `large_string` is accepted for string) and the row rules above, and raises
+`InputError` naming the file, the column and the first offending value.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from ..errors import InputError
+
+STRING = pa.string()
+
+AGENT_SCHEMA = pa.schema([("query_id", STRING), ("passage_id", STRING), ("agent_rank", pa.int32())])
+GRADES_SCHEMA = pa.schema([("query_id", STRING), ("passage_id", STRING), ("origin", STRING),
+                           ("grade", pa.int8()), ("failure", STRING)])
+ANSWERS_SCHEMA = pa.schema([("query_id", STRING), ("answer", STRING)])
+WOOD_SCHEMA = pa.schema([("query_id", STRING), ("passage_id", STRING), ("wood", pa.float64())])
+
+# columns that may hold nulls; every other column must not
+NULLABLE = {"grade", "failure", "wood"}
+ORIGINS = ("agent", "official")
+
+
+def _compatible(actual: pa.DataType, wanted: pa.DataType) -> bool:
+    if wanted == STRING:
+        return pa.types.is_string(actual) or pa.types.is_large_string(actual) or (
+            pa.types.is_dictionary(actual) and (pa.types.is_string(actual.value_type)
+                                                or pa.types.is_large_string(actual.value_type)))
+    if pa.types.is_integer(wanted):
+        return pa.types.is_integer(actual) or pa.types.is_null(actual)
+    if pa.types.is_floating(wanted):
+        return pa.types.is_floating(actual) or pa.types.is_integer(actual) or pa.types.is_null(actual)
+    return actual == wanted
+
+
+def read_checked(path, schema: pa.Schema) -> pa.Table:
+    """Read a parquet file, check its columns against `schema`, cast to it, check nulls."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(path, "file not found; the stage that writes it has not run")
+    try:
+        table = pq.read_table(path)
+    except Exception as exc:  # noqa: BLE001 - any read failure is a bad file
+        raise InputError(path, f"cannot be read as parquet: {exc}") from exc
+    names = table.column_names
+    missing = [n for n in schema.names if n not in names]
+    if missing:
+        raise InputError(path, f"missing column(s) {missing}; expected exactly {schema.names}, found {names}",
+                         field=missing[0])
+    extra = [n for n in names if n not in schema.names]
+    if extra:
+        raise InputError(path, f"unexpected column(s) {extra}; expected exactly {schema.names}", field=extra[0])
+    columns = []
+    for field in schema:
+        col = table.column(field.name)
+        if not _compatible(col.type, field.type):
+            raise InputError(path, f"type {col.type} where {field.type} is expected", field=field.name)
+        if pa.types.is_dictionary(col.type):
+            col = pc.cast(col, col.type.value_type)
+        try:
+            col = pc.cast(col, field.type)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+            raise InputError(path, f"values do not fit {field.type}: {exc}", field=field.name) from exc
+        if field.name not in NULLABLE and col.null_count:
+            row = pc.index(pc.is_null(col), True).as_py()
+            raise InputError(path, f"null value in row {row} ({col.null_count} null(s)); nulls are not allowed here",
+                             field=field.name)
+        columns.append(col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col)
+    return pa.table(columns, schema=schema)
+
+
+def _first(mask: np.ndarray) -> int:
+    return int(np.flatnonzero(mask)[0])
+
+
+def query_positions(path, table: pa.Table, shard_ids: pa.Array) -> np.ndarray:
+    """Position of every row's query_id in the shard list; error on a query not in the shard."""
+    pos = pc.index_in(table.column("query_id"), value_set=shard_ids)
+    if pos.null_count:
+        row = pc.index(pc.is_null(pos), True).as_py()
+        raise InputError(path, f"query_id {table.column('query_id')[row].as_py()!r} (row {row}) is not a query "
+                         f"of this shard ({pos.null_count} such row(s)); shards partition the queries",
+                         field="query_id")
+    return pos.to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def pair_codes(*passage_columns) -> tuple[list[np.ndarray], int]:
+    """Integer codes of passage ids shared by several columns of one shard (one dictionary)."""
+    arrays = [pc.cast(c, STRING) for c in passage_columns]
+    arrays = [a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a for a in arrays]
+    enc = pc.dictionary_encode(pa.concat_arrays(arrays) if arrays else pa.array([], STRING))
+    codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    bounds = np.cumsum([0] + [len(a) for a in arrays])
+    return [codes[bounds[i]:bounds[i + 1]] for i in range(len(arrays))], max(len(enc.dictionary), 1)
+
+
+def _row_values(table: pa.Table, row: int, columns) -> str:
+    return ", ".join(f"{c} {table.column(c)[row].as_py()!r}" for c in columns)
+
+
+def check_unique(path, keys: np.ndarray, table: pa.Table, columns: tuple[str, ...]) -> None:
+    """`keys` (one int64 per row of `table`) must be unique; else name the first repeated row."""
+    if len(keys) < 2:
+        return
+    order = np.argsort(keys, kind="stable")
+    sk = keys[order]
+    dup = np.flatnonzero(sk[1:] == sk[:-1])
+    if len(dup):
+        rows = np.sort(order[np.flatnonzero(sk == sk[dup[0]])])
+        raise InputError(path, f"({_row_values(table, int(rows[1]), columns)}) in row {int(rows[1])} repeats row "
+                         f"{int(rows[0])} ({len(dup)} repeat(s)); ({', '.join(columns)}) must be unique",
+                         field=columns[-1])
+
+
+def lookup(keys: np.ndarray, value_keys: np.ndarray) -> np.ndarray:
+    """Index into value_keys of every key (value_keys unique), -1 where absent."""
+    if len(value_keys) == 0:
+        return np.full(len(keys), -1, np.int64)
+    order = np.argsort(value_keys, kind="stable")
+    sv = value_keys[order]
+    pos = np.minimum(np.searchsorted(sv, keys), len(sv) - 1)
+    found = sv[pos] == keys
+    return np.where(found, order[pos], -1)
+
+
+def isin(keys: np.ndarray, value_keys: np.ndarray) -> np.ndarray:
+    """np.isin by sorting and binary search (faster here than numpy's hash-based default)."""
+    if len(value_keys) == 0 or len(keys) == 0:
+        return np.zeros(len(keys), bool)
+    sv = np.sort(value_keys)
+    pos = np.minimum(np.searchsorted(sv, keys), len(sv) - 1)
+    return sv[pos] == keys
+
+
+def take(values, idx: np.ndarray) -> pa.Array:
+    """values[idx], null where idx is -1."""
+    values = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+    if len(values) == 0:
+        return pa.nulls(len(idx), values.type)
+    return pc.take(values, pa.array(np.maximum(idx, 0), pa.int64(), mask=idx < 0))
+
+
+def check_same_pairs(path, field: str, got: np.ndarray, got_table: pa.Table, expected: np.ndarray,
+                     expected_table: pa.Table, got_what: str, expected_what: str) -> None:
+    """The set of pair keys `got` (rows of `got_table`, read from `path`) must equal `expected`."""
+    extra = ~isin(got, expected)
+    if extra.any():
+        row = int(np.flatnonzero(extra)[0])
+        raise InputError(path, f"row {row} ({_row_values(got_table, row, ('query_id', 'passage_id'))}) is "
+                         f"{got_what} but not {expected_what} ({int(extra.sum())} such row(s))", field=field)
+    missing = ~isin(expected, got)
+    if missing.any():
+        i = int(np.flatnonzero(missing)[0])
+        raise InputError(path, f"no row for ({_row_values(expected_table, i, ('query_id', 'passage_id'))}), which "
+                         f"is {expected_what} ({int(missing.sum())} such pair(s) missing)", field=field)
+
+
+def read_agent(path, shard_ids: pa.Array) -> tuple[pa.Table, np.ndarray]:
+    """Agent proposals; (query_id, passage_id) uniqueness is checked by assemble with shard-wide codes."""
+    table = read_checked(path, AGENT_SCHEMA)
+    qpos = query_positions(path, table, shard_ids)
+    rank = table.column("agent_rank").to_numpy().astype(np.int64)
+    if len(rank) and rank.min() < 1:
+        row = _first(rank < 1)
+        raise InputError(path, f"agent_rank {int(rank[row])} in row {row}; ranks are 1-based", field="agent_rank")
+    check_unique(path, qpos * (int(rank.max(initial=0)) + 1) + rank, table, ("query_id", "agent_rank"))
+    return table, qpos
+
+
+def read_grades(path, shard_ids: pa.Array) -> tuple[pa.Table, np.ndarray]:
+    """Grade rows; (query_id, passage_id, origin) uniqueness is checked by assemble."""
+    table = read_checked(path, GRADES_SCHEMA)
+    qpos = query_positions(path, table, shard_ids)
+    origin_ok = pc.is_in(table.column("origin"), value_set=pa.array(ORIGINS))
+    if pc.any(pc.invert(origin_ok)).as_py():
+        row = pc.index(origin_ok, False).as_py()
+        raise InputError(path, f"origin {table.column('origin')[row].as_py()!r} in row {row}; expected one of "
+                         f"{list(ORIGINS)}", field="origin")
+    grade = table.column("grade")
+    bad = pc.fill_null(pc.or_(pc.less(grade, 0), pc.greater(grade, 3)), False)
+    if pc.any(bad).as_py():
+        row = pc.index(bad, True).as_py()
+        raise InputError(path, f"grade {grade[row].as_py()} in row {row}; grades are 0-3 (null for a failed call)",
+                         field="grade")
+    return table, qpos
+
+
+def read_answers(path, shard_ids: pa.Array) -> tuple[pa.Table, np.ndarray]:
+    table = read_checked(path, ANSWERS_SCHEMA)
+    qpos = query_positions(path, table, shard_ids)
+    check_unique(path, qpos, table, ("query_id",))
+    return table, qpos
+
+
+def read_wood(path, shard_ids: pa.Array) -> tuple[pa.Table, np.ndarray]:
+    """WOOD rows; NaN and infinities become null (not finite). Pair uniqueness: assemble."""
+    table = read_checked(path, WOOD_SCHEMA)
+    qpos = query_positions(path, table, shard_ids)
+    wood = table.column("wood")
+    finite = pc.is_finite(wood)  # null stays null
+    table = table.set_column(2, "wood", pc.if_else(finite, wood, pa.scalar(None, pa.float64())))
+    return table, qpos
+
+
+def read_id_file(path) -> list[str]:
+    """Ids one a line (blank lines skipped): no whitespace inside or around an id, no repeats."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(path, "file not found")
+    text = path.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    if any(c in text for c in " \t\r\x0b\x0c"):
+        for number, line in enumerate(lines, start=1):
+            if line and (line != line.strip() or any(c.isspace() for c in line)):
+                raise InputError(path, f"id {line!r} has whitespace", line=number)
+    ids = [line for line in lines if line]
+    if len(set(ids)) != len(ids):
+        seen = set()
+        for number, line in enumerate(lines, start=1):
+            if line in seen:
+                raise InputError(path, f"duplicate id {line!r}", line=number)
+            if line:
+                seen.add(line)
+    return ids

@@ -1,0 +1,142 @@
+"""MANIFEST.json, SHA256SUMS and the release ledger of the Doubting MS MARCO package.
+
+- MANIFEST.json: version, row counts of every config and split, every count of the card, sha256 of
+  every input (inputs.json) and of every code, prompt and env file, the LLM model and server
+  identity, the config used, and the grading failures. Sorted keys, no timestamps, no absolute
+  paths: identical inputs give identical bytes.
+- SHA256SUMS: GNU `sha256sum` format (`<hex>  <relative path>`), sorted by path, every file of the
+  package but itself; `sha256sum -c --strict SHA256SUMS` passes in the package folder.
+- Release ledger: a JSON file outside Snakemake's outputs (Snakemake deletes outputs before a
+  rerun) recording, per version, the sha256 of the package's SHA256SUMS. Building a version again
+  with different content is refused.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import glob
+import hashlib
+import json
+from collections import Counter
+from pathlib import Path
+
+from ..atomic import write_text_atomic
+from ..provenance import sha256_file
+
+MANIFEST = "MANIFEST.json"
+SHA256SUMS = "SHA256SUMS"
+# failures listed pair by pair in MANIFEST.json up to this many (all are counted)
+MAX_LISTED_FAILURES = 10_000
+
+# code, prompt and env files of the Doubting MS MARCO build, relative to the workflow folder
+# (the config itself is recorded resolved, in MANIFEST.json's `config`)
+CODE_PATTERNS = ["Snakefile", "rules/*.smk", "workflow_scripts/*.py", "workflow_scripts/irdata/**/*.py",
+                 "workflow_scripts/irdata/doubting/examples/*.py", "prompts/**/*", "envs/*.yaml", "schemas/*.yaml",
+                 "requirements*.txt"]
+# the other package's files do not enter this one's manifest (editing them does not rebuild it)
+CODE_EXCLUDE = ["*44b*", "*/__pycache__/*", "*.pyc"]
+
+
+def code_files(root, patterns=CODE_PATTERNS, exclude=CODE_EXCLUDE) -> list[str]:
+    """Sorted relative paths of the files matching `patterns` under `root`, minus `exclude`."""
+    root = Path(root)
+    found = set()
+    for pattern in patterns:
+        for path in glob.glob(str(root / pattern), recursive=True):
+            rel = Path(path).relative_to(root).as_posix()
+            if Path(path).is_file() and not any(fnmatch.fnmatch(rel, e) for e in exclude):
+                found.add(rel)
+    return sorted(found)
+
+
+def file_hashes(root, rel_paths) -> dict[str, str]:
+    return {rel: sha256_file(Path(root) / rel) for rel in rel_paths}
+
+
+def grading_failures(stats: dict) -> dict:
+    failures = [f for split in ("train", "dev") for f in stats["splits"][split].get("grading_failures", [])]
+    counts = Counter((f["split"], f["origin"]) for f in failures)
+    reasons = Counter(f["failure"] for f in failures)
+    listed = sorted(failures, key=lambda f: (f["split"], f["origin"], f["query_id"], f["passage_id"]))
+    return {
+        "total": len(failures),
+        "by_split_and_origin": {f"{s}/{o}": counts.get((s, o), 0)
+                                for s in ("train", "dev") for o in ("agent", "official")},
+        "by_reason": dict(sorted(reasons.items())),
+        "pairs": listed[:MAX_LISTED_FAILURES],
+        "pairs_truncated": len(listed) > MAX_LISTED_FAILURES,
+    }
+
+
+def build_manifest(stats: dict, version: str, repo_id: str, inputs: dict, identity: dict, config: dict,
+                   code: dict[str, str], rules: str) -> dict:
+    rows: dict[str, dict[str, int]] = {}
+    for key, count in stats["rows"].items():
+        config_name, split = key.split("/")
+        rows.setdefault(config_name, {})[split] = count
+    counts = {split: {k: v for k, v in s.items() if k != "grading_failures"} for split, s in stats["splits"].items()}
+    return {
+        "name": repo_id,
+        "version": version,
+        "rows": rows,
+        "ids": stats["ids"],
+        "counts": counts,
+        "selection_rules": rules,
+        "inputs": inputs,
+        "code": code,
+        "llm": identity,
+        "config": config,
+        "grading_failures": grading_failures(stats),
+    }
+
+
+def dumps(obj) -> str:
+    return json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def write_sha256sums(folder) -> str:
+    """Write SHA256SUMS for every file under `folder` but itself; return its text."""
+    folder = Path(folder)
+    # sorted by path in code point order (= byte order of UTF-8, as `LC_ALL=C sort`)
+    rels = sorted(rel for p in folder.rglob("*") if p.is_file()
+                  and (rel := p.relative_to(folder).as_posix()) != SHA256SUMS)
+    for rel in rels:
+        if any(c in rel for c in "\\\n\r"):
+            raise ValueError(f"file name {rel!r} would need escaping in SHA256SUMS")
+    text = "".join(f"{sha256_file(folder / rel)}  {rel}\n" for rel in rels)
+    (folder / SHA256SUMS).write_text(text, encoding="utf-8", newline="\n")
+    return text
+
+
+class ReleaseFrozenError(RuntimeError):
+    pass
+
+
+def content_hash(sha256sums_text: str) -> str:
+    return hashlib.sha256(sha256sums_text.encode("utf-8")).hexdigest()
+
+
+def read_ledger(path) -> dict:
+    path = Path(path)
+    if not path.exists():
+        return {"releases": {}}
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def check_ledger(path, version: str, digest: str) -> bool:
+    """True when `version` is new, False when it is recorded with this same content; raise otherwise."""
+    recorded = read_ledger(path)["releases"].get(version)
+    if recorded is None:
+        return True
+    if recorded["sha256sums_sha256"] != digest:
+        raise ReleaseFrozenError(
+            f"release {version} was already built with different content (release ledger {path}: sha256 of "
+            f"SHA256SUMS {recorded['sha256sums_sha256']}, this build {digest}). A release version is frozen: bump "
+            "doubting.version in the config to build new content under a new version.")
+    return False
+
+
+def record_ledger(path, version: str, digest: str, package_dir: str) -> None:
+    ledger = read_ledger(path)
+    ledger["releases"][version] = {"sha256sums_sha256": digest, "package": str(package_dir)}
+    write_text_atomic(path, dumps(ledger))
