@@ -13,11 +13,14 @@ validate(config, "schemas/config.schema.yaml")
 
 include: "rules/common.smk"
 include: "rules/queries.smk"
+include: "rules/retrieval.smk"
+include: "rules/annotate.smk"
+include: "rules/package.smk"
+include: "rules/eval44b.smk"
 
 
 rule all:
     input:
-        list(DOUBTING_IDS.values()),
-        train_shards(),
-        dev_shards(),
+        DOUBTING["package_dir"],
+        list(EVAL44B_RELEASE.values()),
     default_target: True

@@ -8,7 +8,7 @@ from irdata.llm import load_settings as _load_llm_settings
 from irdata.provenance import code_hash as _code_hash
 
 # Config sections, each validated against schemas/<section>.schema.yaml (defaults filled in).
-CONFIG_SECTIONS = ["doubting", "annotation", "llm"]
+CONFIG_SECTIONS = ["doubting", "annotation", "llm", "retrieval", "eval44b"]
 
 for _section in CONFIG_SECTIONS:
     try:
@@ -63,3 +63,11 @@ def llm_answer_settings(stage):
     """The LLM settings that change a stage's answers (not servers, timeouts or concurrency)."""
     settings = LLM.for_stage(stage)
     return {**settings.answer_settings(), "gguf": settings.gguf}
+
+
+def collection_validation(wildcards):
+    """The input check a collection must pass before it is indexed, so that no expensive stage
+    starts on bad input (the 44b collection is written by split_papers from checked input)."""
+    if wildcards.collection == "msmarco":
+        return f"{WORK}/doubting/inputs.json"
+    return []

@@ -116,6 +116,20 @@ def test_agent_protocol_errors_are_retried_then_end_the_episode(store):
     assert "not a valid tool call" in client.seen_messages[1][-1]["content"]
 
 
+def test_cited_ids_in_prose_are_proposed_and_still_count_as_protocol_errors(store):
+    passages, system, task = store
+    client = ScriptedClient(["[p4] answers it, and so does [p2]; also [p5].", call("finish")])
+    episode = run(SearchAgent(client, Searcher(), passages, system, task, AgentBudget()))
+    assert episode.proposals == ["p4", "p2"] and episode.end == "finished"
+    assert [e["event"] for e in episode.trace].count("protocol_error") == 1
+    assert next(e for e in episode.trace if e["event"] == "propose")["cited"] is True
+
+    client = ScriptedClient(["[p4] answers it.", "again [p2]", "more", "more"])
+    strict = AgentBudget(accept_cited_ids=False, max_protocol_errors=1)
+    episode = run(SearchAgent(client, Searcher(), passages, system, task, strict))
+    assert episode.proposals == [] and episode.end == "protocol_errors"
+
+
 def test_agent_budgets_and_llm_failure(store):
     passages, system, task = store
     client = ScriptedClient([call("propose", passage_ids=["p2", "p4"])])

@@ -8,12 +8,18 @@ accepted only for a passage that exists and that the agent has been shown (no in
 rejection and protocol failure goes to the trace. When the model breaks the tool protocol it is
 told what went wrong and asked again; after `max_protocol_errors` the episode ends, keeping what
 was proposed so far (possibly nothing: the query then has no agent rows).
+
+Small models often answer in prose that cites passages by their shown id ("[1610] answers it")
+instead of calling propose. With `accept_cited_ids`, such a reply still counts as a protocol error
+(and is answered with the reminder), but the passage ids it cites in brackets, among those shown,
+are proposed in the order cited; the trace marks the proposal `cited`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import re
 from dataclasses import dataclass, field
 
 import pyarrow as pa
@@ -53,6 +59,11 @@ class AgentBudget:
     max_protocol_errors: int = 2
     results_per_search: int = 5
     snippet_chars: int = 240
+    max_action_tokens: int = 96
+    accept_cited_ids: bool = True
+
+
+_CITED = re.compile(r"\[([^\[\]\s]{1,40})\]")
 
 
 @dataclass
@@ -92,7 +103,7 @@ class SearchAgent:
         """Reciprocal-rank fusion of both searches for the query itself."""
         return [str(pid) for pid in self.searcher.hybrid(query, self.budget.results_per_search).ids.tolist()]
 
-    def _propose(self, episode: Episode, seen: set[str], ids) -> str:
+    def _propose(self, episode: Episode, seen: set[str], ids, cited: bool = False) -> str:
         if not isinstance(ids, list):
             ids = [ids]
         accepted, rejected = [], []
@@ -109,7 +120,7 @@ class SearchAgent:
             else:
                 accepted.append(pid)
         episode.proposals.extend(accepted)
-        episode.record("propose", accepted=accepted, rejected=rejected)
+        episode.record("propose", accepted=accepted, rejected=rejected, cited=cited)
         reply = f"Accepted {len(accepted)} passage(s); the list holds {len(episode.proposals)}."
         if rejected:
             reply += " Rejected: " + "; ".join(f"{r['passage_id']} ({r['why']})" for r in rejected) + "."
@@ -155,7 +166,8 @@ class SearchAgent:
         tool_calls = protocol_errors = 0
         for turn in range(self.budget.max_turns):
             try:
-                result = await self.client.chat(messages, tools=TOOLS, stage=self.stage)
+                result = await self.client.chat(messages, tools=TOOLS, stage=self.stage,
+                                                max_tokens=self.budget.max_action_tokens)
             except LLMCallError as error:
                 episode.record("llm_failure", turn=turn, reason=error.reason)
                 episode.end = "llm_failure"
@@ -166,6 +178,12 @@ class SearchAgent:
                 protocol_errors += 1
                 problem = result.protocol_error or "the reply called no tool"
                 episode.record("protocol_error", turn=turn, detail=problem)
+                cited = [pid for pid in dict.fromkeys(_CITED.findall(result.text)) if pid in seen]
+                if self.budget.accept_cited_ids and cited:
+                    self._propose(episode, seen, cited, cited=True)
+                    if len(episode.proposals) >= self.budget.max_proposals:
+                        episode.end = "proposal_budget"
+                        return episode
                 if protocol_errors > self.budget.max_protocol_errors:
                     episode.end = "protocol_errors"
                     return episode

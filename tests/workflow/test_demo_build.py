@@ -1,0 +1,117 @@
+"""The Doubting MS MARCO chain end to end on the demo, with the real offline model, and the rebuild
+audit on the built tree: Snakemake's own dry-run decides what an edit reruns.
+
+One small build (a few queries, short agent budgets) is shared by the tests of this module; the
+audit tests only dry-run it, and revert every edit they make.
+"""
+
+import json
+import subprocess
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import Workflow, copy_repo
+
+pytestmark = [pytest.mark.workflow, pytest.mark.llm]
+
+PACKAGE = "results/doubting-ms-marco"
+TINY = """
+doubting:
+  train_sample: {size: 3, seed: 0}
+  dev_sample: {size: 2, seed: 0}
+  shards: {train: 2, dev: 1}
+annotation:
+  agent:
+    train: {max_turns: 3, max_tool_calls: 3, results_per_search: 4, snippet_chars: 160}
+    dev: {max_turns: 3, max_tool_calls: 3, results_per_search: 4, snippet_chars: 160}
+  answer_max_tokens: 24
+retrieval:
+  dense: {encode_shards: 1}
+"""
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Workflow:
+    wf = Workflow(copy_repo(tmp_path_factory.mktemp("demo") / "wf"))
+    (wf.root / "tiny.yaml").write_text(TINY)
+    wf.args = ("--configfile", "config.yaml", "tiny.yaml")
+    wf.snakemake("--profile", "profiles/local", "--cores", "2", PACKAGE, *wf.args, timeout=3000)
+    return wf
+
+
+def planned(wf, *extra):
+    return set(wf.planned_rules(PACKAGE, *wf.args, *extra))
+
+
+def test_package_is_complete_and_verifiable(built):
+    package = built.root / PACKAGE
+    check = subprocess.run(["sha256sum", "-c", "--strict", "SHA256SUMS"], cwd=package, capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+    manifest = json.loads((package / "MANIFEST.json").read_text())
+    assert manifest["version"] == "v0.1-demo"
+    train_queries = pq.read_table(next(package.glob("**/train_queries/*.parquet"))).to_pandas()
+    collection = (built.root / "work/doubting/ids/train_collection.txt").read_text().split()
+    assert sorted(train_queries["query_id"]) == sorted(collection)
+    # every query has a selected positive: by WOOD or the official fallback
+    assert set(train_queries["positive_source"]) <= {"wood", "official_fallback"}
+    assert train_queries["positive_id"].notna().all()
+    judgments = pq.read_table(next(package.glob("**/judgments/train*.parquet"))).to_pandas()
+    assert set(judgments["grade"].dropna()) <= {0, 1, 2, 3}
+    assert (judgments["origin"] == "official").sum() >= len(collection)
+
+
+def test_agent_traces_record_every_step(built):
+    traces = [json.loads(line) for path in sorted((built.root / "work/doubting/traces").glob("*/*.jsonl"))
+              for line in path.read_text().splitlines()]
+    assert len(traces) == 3 + 2
+    for episode in traces:
+        events = [e["event"] for e in episode["trace"]]
+        assert events[0] == "search" and "model" in events
+        assert episode["end"]
+
+
+def test_unchanged_tree_reruns_nothing_even_after_touching_every_file(built):
+    assert planned(built) == set()
+    for path in built.root.rglob("*"):
+        if path.is_file() and ".snakemake" not in path.parts:
+            path.touch()
+    assert planned(built) == set()
+
+
+def edited(path: Path):
+    original = path.read_bytes()
+    path.write_bytes(original + b"\n")
+    return original
+
+
+@pytest.mark.parametrize("file, expected", [
+    ("prompts/grade_query_only.txt", {"grade", "generate_answer", "wood", "assemble", "package"}),
+    ("prompts/grade_answer_hinted.txt", {"grade", "assemble", "package"}),
+    ("prompts/wood_with_passage.txt", {"wood", "assemble", "package"}),
+    ("workflow_scripts/irdata/annotate/wood.py", {"wood", "assemble", "package"}),
+    ("workflow_scripts/irdata/annotate/answers.py", {"generate_answer", "wood", "assemble", "package"}),
+    ("workflow_scripts/irdata/doubting/card.py", {"package"}),
+])
+def test_an_edit_reruns_exactly_its_stage_and_what_depends_on_it(built, file, expected):
+    path = built.root / file
+    original = edited(path)
+    try:
+        assert planned(built) == expected
+        changed = built.snakemake("--list-changes", "params", *built.args).stdout.split()
+        assert changed and all(p.startswith(("work/doubting/", "results/")) for p in changed)
+    finally:
+        path.write_bytes(original)
+    assert planned(built) == set()
+
+
+def test_grade_prompt_change_reruns_only_train_grading(built):
+    path = built.root / "prompts/grade_query_only.txt"
+    original = edited(path)
+    try:
+        out = built.snakemake("-n", "--profile", "profiles/local", PACKAGE, *built.args).stdout
+        graded = [line for line in out.splitlines() if "work/doubting/grades/" in line and "output" in line]
+        assert graded and all("/grades/train/" in line for line in graded)
+    finally:
+        path.write_bytes(original)
