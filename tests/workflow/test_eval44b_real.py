@@ -1,0 +1,134 @@
+"""44b Eval on real data: the ICLR 2017/2018 papers and reviews in ../shared/data/openreview-iclr,
+built end to end by Snakemake (format openreview-iclr), then the card's invariants checked."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+pytestmark = pytest.mark.workflow
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "openreview-iclr"
+SALT = "44b-training-pairs-2026-07-31:"
+RELEASE = "results/44b-eval-iclr"
+FILES = ["SHA256SUMS", "manifest.json", "results.jsonl", "test.jsonl", "train_pairs.jsonl", "val_pairs.jsonl"]
+
+
+def split_of(key: str) -> str:
+    value = int(hashlib.sha256((SALT + key).encode()).hexdigest()[:16], 16) / 2**64
+    return "train" if value < 0.8 else "val" if value < 0.9 else "test"
+
+
+def read_jsonl(path):
+    return [json.loads(line) for line in open(path, encoding="utf-8")]
+
+
+@pytest.fixture(scope="module")
+def iclr_build(tmp_path_factory):
+    if not (DATA / "papers.jsonl").is_file() or not (DATA / "reviews.jsonl").is_file():
+        pytest.skip(f"real ICLR data not found at {DATA} (shared/data is absent here)")
+    from conftest import Workflow, copy_repo
+
+    wf = Workflow(copy_repo(tmp_path_factory.mktemp("iclr") / "wf"))
+    extra = {
+        "eval44b": {
+            "papers": str(DATA / "papers.jsonl"),
+            "reviews": str(DATA / "reviews.jsonl"),
+            "format": "openreview-iclr",
+            "release": RELEASE,
+            # byte-comparable arms; the LLM arm (SmolLM2-135M on a CPU, ~30 s a query) is left out
+            "scoring": {"record_timing": False, "llm": {"enabled": False}},
+        }
+    }
+    (wf.root / "iclr.yaml").write_text(yaml.safe_dump(extra))
+    targets = [f"{RELEASE}/{name}" for name in FILES]
+    wf.snakemake(*targets, "--cores", "2", "--configfile", "iclr.yaml", timeout=3000)
+    return wf, targets
+
+
+def test_iclr_release_keeps_the_card_invariants(iclr_build):
+    wf, _ = iclr_build
+    rel = wf.root / RELEASE
+    papers = {p["paper_id"]: p for p in read_jsonl(DATA / "papers.jsonl")}
+    reviews = {r["note_id"]: r for r in read_jsonl(DATA / "reviews.jsonl")}
+    manifest = json.loads((rel / "manifest.json").read_text())
+    test = read_jsonl(rel / "test.jsonl")
+    train = read_jsonl(rel / "train_pairs.jsonl")
+    val = read_jsonl(rel / "val_pairs.jsonl")
+    assert test and train and val
+
+    for split, rows in (("test", test), ("train", train), ("val", val)):
+        for row in rows:
+            review = reviews[row["note_id"]]
+            pos = row["positive"]
+            # the positive is the reviewed paper, in this split by the salted hash recomputed here
+            assert pos == {
+                "scheme": "openreview",
+                "id": review["paper_id"],
+                "url": f"https://openreview.net/forum?id={review['paper_id']}",
+            }
+            assert split_of(f"openreview:{pos['id']}") == split
+            assert len(" ".join((review["summary_first_paragraph"] or "").split())) >= 200
+            negs = row["negatives"]
+            assert len(negs) == 8 and len({n["id"] for n in negs}) == 8 and pos["id"] not in {n["id"] for n in negs}
+            for n in negs:
+                assert n["id"] in papers
+            titles = [" ".join(papers[n["id"]]["title"].lower().split()) for n in negs]
+            assert " ".join(papers[pos["id"]]["title"].lower().split()) not in titles
+    for row in test:
+        assert list(row) == ["note_id", "note_url", "kind", "positive", "negatives"]
+        assert all(list(n) == ["scheme", "id", "url"] for n in row["negatives"])
+
+    proof = manifest["disjointness"]
+    test_papers = {r["positive"]["id"] for r in test}
+    train_negs = {n["id"] for r in train for n in r["negatives"]}
+    assert proof["test_papers_positive_in_train"] == 0
+    assert not test_papers & {r["positive"]["id"] for r in train}
+    assert proof["test_papers"] == len(test_papers)
+    assert proof["test_papers_as_train_negatives"] == len(test_papers & train_negs)
+    counts = manifest["counts"]
+    assert counts["queries_released"] == {"train": len(train), "val": len(val), "test": len(test)}
+    for split in ("train", "val", "test"):
+        assert (
+            counts["queries"][split] == counts["queries_released"][split] + counts["queries_lacking_negatives"][split]
+        )
+    assert manifest["id_schemes"]["collection"] == {"openreview": len(papers)}
+
+    results = {r["arm"]: r for r in read_jsonl(rel / "results.jsonl")}
+    assert {"random", "bm25", "dense", "hybrid_rrf"} <= set(results)
+    for r in results.values():
+        assert r["queries"] == len(test) and r["truncation"] == {"query_chars": 600, "document_chars": 900}
+    assert results["random"]["chance"]["within"] is True
+    assert results["bm25"]["P@1"] > results["random"]["P@1"]
+
+    if shutil.which("sha256sum"):
+        subprocess.run(["sha256sum", "-c", "--strict", "--quiet", "SHA256SUMS"], cwd=rel, check=True)
+    print(
+        "\n44b on ICLR:",
+        json.dumps({"counts": counts, "disjointness": {k: v for k, v in proof.items() if not k.endswith("_ids")}}),
+    )
+    for r in results.values():
+        print(
+            f"{r['arm']:<14} P@1 {r['P@1']:.3f} P@2 {r['P@2']:.3f} P@3 {r['P@3']:.3f} MRR {r['MRR']:.3f} "
+            f"mean rank {r['mean_rank']:.3f}"
+        )
+
+
+def test_iclr_mining_and_scoring_rerun_byte_identical(iclr_build):
+    """Mining the test split again, and scoring the random and BM25 arms again, give the same bytes.
+    (The whole build twice, and packaging, are compared byte for byte in tests/unit/test_eval44b_package.py;
+    a second full build of the real data would double this test's time.)"""
+    wf, _ = iclr_build
+    files = ["work/eval44b/mined/test.jsonl", "work/eval44b/mined/test.report.json"]
+    arms = ["work/eval44b/arms/random.json", "work/eval44b/arms/bm25.json"]
+    before = {name: (wf.root / name).read_bytes() for name in files + arms}
+    wf.snakemake(*files, "--cores", "2", "--forcerun", "mine_negatives", "--configfile", "iclr.yaml")
+    wf.snakemake(*arms, "--cores", "2", "--forcerun", "score_arms", "--configfile", "iclr.yaml")
+    for name in files + arms:
+        assert (wf.root / name).read_bytes() == before[name], name

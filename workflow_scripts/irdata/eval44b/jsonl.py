@@ -1,0 +1,53 @@
+"""JSON lines in and out with fixed bytes: sorted keys, no ASCII escaping, one record a line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..atomic import atomic_open
+from ..errors import InputError
+
+
+def dumps(record) -> str:
+    return json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(", ", ": "))
+
+
+def write_jsonl(path, records) -> int:
+    n = 0
+    with atomic_open(path) as fh:
+        for record in records:
+            fh.write(dumps(record) + "\n")
+            n += 1
+    return n
+
+
+def write_json(path, obj) -> None:
+    with atomic_open(path) as fh:
+        fh.write(json.dumps(obj, sort_keys=True, ensure_ascii=False, indent=2) + "\n")
+
+
+def read_json(path):
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def iter_jsonl(path):
+    """Yield (line number, record) for every non-blank line; a bad line is an InputError."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(path, "file not found; check the path in config.yaml")
+    with open(path, encoding="utf-8") as fh:
+        for number, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(path, f"not valid JSON: {exc.msg}", line=number) from exc
+            if not isinstance(record, dict):
+                raise InputError(path, "expected a JSON object", line=number)
+            yield number, record
+
+
+def read_jsonl(path) -> list[dict]:
+    return [record for _, record in iter_jsonl(path)]

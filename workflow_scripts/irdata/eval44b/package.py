@@ -1,0 +1,206 @@
+"""The 44b Eval release: test.jsonl, results.jsonl, manifest.json, train/val pairs, SHA256SUMS.
+
+Bytes are deterministic: fixed key order in the card's files, sorted keys elsewhere, rows sorted
+by note_id, no timestamps (ms/query is the one measured value; `record_timing: false` nulls it).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+from ..atomic import atomic_open
+from ..provenance import sha256_file
+from .jsonl import read_json, read_jsonl, write_json
+from .metrics import chance_metrics
+from .mining import RECIPE
+from .split import SPLITS
+
+RELEASE_FILES = ("test.jsonl", "results.jsonl", "manifest.json", "train_pairs.jsonl", "val_pairs.jsonl")
+
+
+def ref(paper: dict, unresolvable_schemes) -> dict:
+    """{scheme, id, url} in the card's order, plus resolvable: false for a scheme with no third-party id."""
+    out = {"scheme": paper["scheme"], "id": paper["id"], "url": paper["url"]}
+    if paper["scheme"] in unresolvable_schemes:
+        out["resolvable"] = False
+    return out
+
+
+def card_row(row: dict, papers: dict, unresolvable_schemes) -> dict:
+    """One test.jsonl line with exactly the card's fields, in the card's order."""
+    return {
+        "note_id": row["note_id"],
+        "note_url": row["note_url"],
+        "kind": row["kind"],
+        "positive": ref(papers[row["positive"]], unresolvable_schemes),
+        "negatives": [ref(papers[neg["key"]], unresolvable_schemes) for neg in row["negatives"]],
+    }
+
+
+def pair_row(row: dict, papers: dict, unresolvable_schemes) -> dict:
+    """A training pair line: the card's fields, each negative also keeping its miner and rank."""
+    out = card_row(row, papers, unresolvable_schemes)
+    for neg, mined in zip(out["negatives"], row["negatives"]):
+        neg["miner"] = mined["miner"]
+        neg["rank"] = mined["rank"]
+    return out
+
+
+def _line(record) -> str:
+    return json.dumps(record, ensure_ascii=False, separators=(", ", ": "))
+
+
+def _write_rows(path, rows) -> int:
+    with atomic_open(path) as fh:
+        for row in rows:
+            fh.write(_line(row) + "\n")
+    return len(rows)
+
+
+def disjointness(mined: dict, papers: dict) -> dict:
+    """The proof: no test paper is a positive in train (or val); how many appear as train negatives.
+
+    "test papers" are the papers of the released test queries (the card's 1,534); the same counts
+    over every paper the hash puts in test (with or without a query) are given as test_split_papers_*.
+    """
+    split_papers = {k for k, p in papers.items() if p["split"] == "test"}
+    test_papers = {r["positive"] for r in mined["test"]}
+    positives = {split: {r["positive"] for r in mined[split]} for split in SPLITS}
+    wrong = {split: sorted(k for k in positives[split] if papers[k]["split"] != split) for split in SPLITS}
+    train_negs = {n["key"] for r in mined["train"] for n in r["negatives"]}
+    val_negs = {n["key"] for r in mined["val"] for n in r["negatives"]}
+    seen = sorted(test_papers & train_negs)
+    split_seen = split_papers & train_negs
+    proof = {
+        "test_papers": len(test_papers),
+        "test_papers_positive_in_train": len(split_papers & positives["train"]),
+        "test_papers_positive_in_val": len(split_papers & positives["val"]),
+        "positives_outside_their_split": {s: len(v) for s, v in wrong.items()},
+        "test_papers_as_train_negatives": len(seen),
+        "test_papers_as_train_negatives_share": round(len(seen) / len(test_papers), 6) if test_papers else None,
+        "test_papers_as_train_negatives_ids": seen,
+        "test_papers_as_val_negatives": len(test_papers & val_negs),
+        "test_split_papers": len(split_papers),
+        "test_split_papers_as_train_negatives": len(split_seen),
+    }
+    if proof["test_papers_positive_in_train"] or proof["test_papers_positive_in_val"] or any(wrong.values()):
+        raise AssertionError(f"split is not paper-disjoint: {proof}")
+    return proof
+
+
+def census(rows_out: list[dict], papers: dict) -> dict:
+    return {
+        "collection": dict(sorted(Counter(p["scheme"] for p in papers.values()).items())),
+        "test_positives": dict(sorted(Counter(r["positive"]["scheme"] for r in rows_out).items())),
+        "test_negatives": dict(sorted(Counter(n["scheme"] for r in rows_out for n in r["negatives"]).items())),
+        "test_unresolvable": sum(
+            1 for r in rows_out for c in [r["positive"], *r["negatives"]] if c.get("resolvable") is False
+        ),
+    }
+
+
+def result_line(result: dict, arm_settings: dict | None = None) -> dict:
+    m = result["metrics"]
+    out = {
+        "arm": result["arm"],
+        "P@1": m["P@1"],
+        "P@2": m["P@2"],
+        "P@3": m["P@3"],
+        "MRR": m["MRR"],
+        "mean_rank": m["mean_rank"],
+        "ms_per_query": result["ms_per_query"],
+        "queries": result["queries"],
+        "truncation": {
+            "query_chars": result["truncation"]["query_chars"],
+            "document_chars": result["truncation"]["document_chars"],
+        },
+    }
+    for extra in ("model", "chance", "failures"):
+        if extra in result:
+            out[extra] = result[extra]
+    return out
+
+
+def sha256sums(folder, names) -> str:
+    """GNU sha256sum lines (`<hex>  <name>`), sorted by name."""
+    folder = Path(folder)
+    return "".join(f"{sha256_file(folder / name)}  {name}\n" for name in sorted(names))
+
+
+def package(paths: dict, out: dict, settings: dict) -> dict:
+    """Assemble the release from the work files.
+
+    paths: papers (papers.jsonl), split_report, queries_report, mined {split: jsonl},
+    mining_reports {split: json}, arms [json], inputs {name: path}. out: one path per RELEASE_FILES
+    name (stem keys: test, results, manifest, train_pairs, val_pairs) plus sums.
+    """
+    papers = {p["key"]: p for p in read_jsonl(paths["papers"])}
+    unresolvable = tuple(settings["unresolvable_schemes"])
+    mined = {split: sorted(read_jsonl(paths["mined"][split]), key=lambda r: r["note_id"]) for split in SPLITS}
+    proof = disjointness(mined, papers)
+
+    test_rows = [card_row(r, papers, unresolvable) for r in mined["test"]]
+    counts_out = {
+        "test": _write_rows(out["test"], test_rows),
+        "train_pairs": _write_rows(out["train_pairs"], [pair_row(r, papers, unresolvable) for r in mined["train"]]),
+        "val_pairs": _write_rows(out["val_pairs"], [pair_row(r, papers, unresolvable) for r in mined["val"]]),
+    }
+    arm_results = [read_json(p) for p in paths["arms"]]
+    _write_rows(out["results"], [result_line(r) for r in arm_results])
+    counts_out["results"] = len(arm_results)
+
+    split_report = read_json(paths["split_report"])
+    queries_report = read_json(paths["queries_report"])
+    mining_reports = {split: read_json(paths["mining_reports"][split]) for split in SPLITS}
+    manifest = {
+        "name": "44b-eval",
+        "split": {
+            "rule": split_report["rule"],
+            "salt": split_report["salt"],
+            "key_format": split_report["key_format"],
+            "train_below": settings["split"]["train_below"],
+            "val_below": settings["split"]["val_below"],
+            "unit": "paper; a paper's reviews follow it",
+        },
+        "counts": {
+            "papers": split_report["papers"],
+            "reviews": split_report["reviews"],
+            "reviews_without_paper": split_report["reviews_without_paper"],
+            "queries": queries_report["queries"],
+            "queries_too_short": queries_report["too_short"],
+            "query_kinds": queries_report["kinds"],
+            "queries_lacking_negatives": {s: mining_reports[s]["queries_lacking_negatives"] for s in SPLITS},
+            "queries_released": {s: len(mined[s]) for s in SPLITS},
+            "files": counts_out,
+        },
+        "queries": {
+            "min_chars": queries_report["min_query_chars"],
+            "source": "official_review: summary; meta_review: metareview",
+        },
+        "disjointness": proof,
+        "mining": {
+            **settings["mining_recipe"],
+            "recipe": RECIPE,
+            "indexes": mining_reports["test"].get("indexes"),
+            "negatives_by_miner": {s: mining_reports[s]["negatives_by_miner"] for s in SPLITS},
+            "screen_counts": {s: mining_reports[s]["screen"] for s in SPLITS},
+            "lacking": {s: mining_reports[s]["lacking"] for s in SPLITS},
+        },
+        "id_schemes": census(test_rows, papers),
+        "scoring": {
+            **settings["scoring"],
+            "arms": [r["arm"] for r in arm_results],
+            "chance": chance_metrics(1 + settings["mining_recipe"]["negatives"]),
+        },
+        "inputs": {name: {"path": str(p), "sha256": sha256_file(p)} for name, p in sorted(paths["inputs"].items())},
+    }
+    write_json(out["manifest"], manifest)
+    folder = Path(out["sums"]).parent
+    names = sorted(
+        Path(out[k]).relative_to(folder).as_posix() for k in ("test", "results", "manifest", "train_pairs", "val_pairs")
+    )
+    with atomic_open(out["sums"]) as fh:
+        fh.write(sha256sums(folder, names))
+    return manifest

@@ -1,0 +1,44 @@
+"""Queries: an official review's summary or a meta-review's metareview, long enough to be a query."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from .jsonl import read_jsonl, write_json, write_jsonl
+from .split import SPLITS
+
+QUERY_FIELDS = ("note_id", "note_url", "kind", "paper", "split", "text")
+
+
+def select_queries(reviews, min_chars: int = 200):
+    """(queries, dropped): a review is a query when its stripped summary has at least `min_chars` characters."""
+    queries, dropped = [], Counter()
+    for review in reviews:
+        text = " ".join(review["summary"].split())
+        if len(text) < min_chars:
+            dropped[review["split"]] += 1
+            continue
+        queries.append(
+            {
+                "note_id": review["note_id"],
+                "note_url": review["note_url"],
+                "kind": review["kind"],
+                "paper": review["paper"],
+                "split": review["split"],
+                "text": text,
+            }
+        )
+    return queries, dropped
+
+
+def write_queries(reviews_path, out_paths: dict, out_report, min_chars: int) -> dict:
+    queries, dropped = select_queries(read_jsonl(reviews_path), min_chars)
+    report = {"min_query_chars": min_chars, "queries": {}, "too_short": {}, "kinds": {}}
+    for split in SPLITS:
+        rows = [q for q in queries if q["split"] == split]
+        write_jsonl(out_paths[split], rows)
+        report["queries"][split] = len(rows)
+        report["too_short"][split] = dropped.get(split, 0)
+        report["kinds"][split] = dict(sorted(Counter(q["kind"] for q in rows).items()))
+    write_json(out_report, report)
+    return report

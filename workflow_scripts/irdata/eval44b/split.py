@@ -1,0 +1,96 @@
+"""Paper-disjoint split by a salted sha256, and the files it writes.
+
+value(key) = first 8 bytes of sha256(salt + key), big-endian, divided by 2**64 -> [0, 1);
+train if value < train_below, val if value < val_below, else test. A review follows its paper.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+
+from ..atomic import atomic_open
+from .inputs import load_papers, load_reviews, paper_key, paper_text
+from .jsonl import write_json, write_jsonl
+
+SPLITS = ("train", "val", "test")
+RULE = "sha256(salt + key)[:8 bytes, big-endian] / 2**64 -> [0,1); train < {train_below} <= val < {val_below} <= test"
+
+
+def split_value(salt: str, key: str) -> float:
+    digest = hashlib.sha256((salt + key).encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
+def split_of(value: float, train_below: float = 0.8, val_below: float = 0.9) -> str:
+    if value < train_below:
+        return "train"
+    if value < val_below:
+        return "val"
+    return "test"
+
+
+def split_key(paper, key_format: str) -> str:
+    """The string hashed for a paper: key_format with {scheme} and {id} filled in."""
+    return key_format.format(scheme=paper["scheme"], id=paper["id"])
+
+
+def split_papers(papers_path, reviews_path, out_tsv, out_papers, out_reviews, out_report, settings) -> dict:
+    """Assign every paper a split; write the collection TSV, the papers and reviews with their split, a report."""
+    fmt = settings["format"]
+    salt, key_format = settings["salt"], settings["key_format"]
+    train_below, val_below = settings["split"]["train_below"], settings["split"]["val_below"]
+    if not 0 < train_below <= val_below <= 1:
+        raise ValueError(
+            f"split thresholds must satisfy 0 < train_below <= val_below <= 1, got {train_below}, {val_below}"
+        )
+    papers = load_papers(papers_path, fmt)
+    reviews = load_reviews(reviews_path, fmt)
+
+    rows, split_by_key = [], {}
+    with atomic_open(out_tsv) as fh:
+        for paper in papers:
+            key = paper_key(paper)
+            value = split_value(salt, split_key(paper, key_format))
+            split = split_of(value, train_below, val_below)
+            split_by_key[key] = split
+            fh.write(f"{key}\t{paper_text(paper)}\n")
+            rows.append(
+                {
+                    "key": key,
+                    "scheme": paper["scheme"],
+                    "id": paper["id"],
+                    "url": paper["url"],
+                    "title": paper["title"],
+                    "s2_id": paper["s2_id"],
+                    "split": split,
+                    "split_value": value,
+                }
+            )
+    write_jsonl(out_papers, rows)
+
+    kept, orphans = [], []
+    for review in reviews:
+        split = split_by_key.get(review["paper"])
+        if split is None:
+            orphans.append(review["note_id"])
+            continue
+        kept.append({**review, "split": split})
+    write_jsonl(out_reviews, kept)
+
+    report = {
+        "rule": RULE.format(train_below=train_below, val_below=val_below),
+        "salt": salt,
+        "key_format": key_format,
+        "format": fmt,
+        "papers": dict(sorted(Counter(r["split"] for r in rows).items())),
+        "reviews": dict(sorted(Counter(r["split"] for r in kept).items())),
+        "reviews_without_paper": len(orphans),
+        "reviews_without_paper_ids": sorted(orphans)[:50],
+        "schemes": dict(sorted(Counter(r["scheme"] for r in rows).items())),
+    }
+    for split in SPLITS:
+        report["papers"].setdefault(split, 0)
+        report["reviews"].setdefault(split, 0)
+    write_json(out_report, report)
+    return report

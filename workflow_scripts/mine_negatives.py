@@ -1,0 +1,14 @@
+from irdata.eval44b.mine_run import run_mining
+from irdata.logs import rule_logging
+
+with rule_logging(snakemake) as log:
+    run_mining(
+        snakemake.input.queries,
+        snakemake.input.papers,
+        snakemake.input.bm25,
+        snakemake.input.dense,
+        snakemake.output.mined,
+        snakemake.output.report,
+        snakemake.params.settings,
+        snakemake.params.retrieval,
+    )

@@ -1,0 +1,21 @@
+from irdata.eval44b.package import package
+from irdata.logs import rule_logging
+
+with rule_logging(snakemake) as log:
+    splits = ("train", "val", "test")
+    paths = {
+        "papers": snakemake.input.papers,
+        "split_report": snakemake.input.split_report,
+        "queries_report": snakemake.input.queries_report,
+        "mined": {s: snakemake.input[f"mined_{s}"] for s in splits},
+        "mining_reports": {s: snakemake.input[f"report_{s}"] for s in splits},
+        "arms": list(snakemake.input.arms),
+        "inputs": {"papers": snakemake.input.raw_papers, "reviews": snakemake.input.raw_reviews},
+    }
+    out = {k: snakemake.output[k] for k in ("test", "results", "manifest", "train_pairs", "val_pairs", "sums")}
+    manifest = package(paths, out, snakemake.params.settings)
+    log.info(
+        "released %s; disjointness %s",
+        manifest["counts"]["files"],
+        {k: v for k, v in manifest["disjointness"].items() if not k.endswith("_ids")},
+    )

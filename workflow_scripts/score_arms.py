@@ -1,0 +1,19 @@
+from irdata.eval44b.score import run_arm
+from irdata.logs import rule_logging
+
+with rule_logging(snakemake) as log:
+    result = run_arm(
+        snakemake.wildcards.e44arm,
+        snakemake.input.mined,
+        snakemake.input.queries,
+        snakemake.input.collection,
+        snakemake.output[0],
+        {**snakemake.params.settings, "llm_settings": snakemake.config.get("llm")},
+    )
+    log.info(
+        "arm %s on %d queries: %s, %s ms/query",
+        result["arm"],
+        result["queries"],
+        result["metrics"],
+        result["ms_per_query"],
+    )

@@ -1,0 +1,7 @@
+from irdata.eval44b.queries import write_queries
+from irdata.logs import rule_logging
+
+with rule_logging(snakemake) as log:
+    outs = {split: snakemake.output[split] for split in ("train", "val", "test")}
+    report = write_queries(snakemake.input.reviews, outs, snakemake.output.report, snakemake.params.min_chars)
+    log.info("queries per split %s; too short %s", report["queries"], report["too_short"])
