@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -23,6 +24,29 @@ def atomic_path(path):
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+
+
+@contextlib.contextmanager
+def atomic_dir(path):
+    """Yield a temporary folder beside `path`; it replaces `path` only if the block succeeds."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
+    try:
+        yield tmp
+        for file in tmp.rglob("*"):
+            if file.is_file():
+                with open(file, "rb") as fh:
+                    os.fsync(fh.fileno())
+        tmp.chmod(0o755)  # mkdtemp makes the folder private; an output folder is for every reader
+        if path.exists():
+            old = path.with_name(f".{path.name}.old")
+            shutil.rmtree(old, ignore_errors=True)
+            os.replace(path, old)
+            shutil.rmtree(old)
+        os.replace(tmp, path)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 @contextlib.contextmanager

@@ -113,3 +113,13 @@ def sha256_file(path, chunk_size: int = 1 << 20) -> str:
         while chunk := fh.read(chunk_size):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def sha256sums_text(folder, names) -> str:
+    """GNU `sha256sum` lines (`<hex>  <path>`) of `names` under `folder`, sorted by path in code-point
+    order (the byte order of UTF-8, as `LC_ALL=C sort`), so that `sha256sum -c --strict` passes."""
+    folder = Path(folder)
+    for name in names:
+        if any(c in name for c in "\\\n\r"):
+            raise ValueError(f"file name {name!r} would need escaping in SHA256SUMS")
+    return "".join(f"{sha256_file(folder / name)}  {name}\n" for name in sorted(names))

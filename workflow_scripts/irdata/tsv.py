@@ -103,7 +103,8 @@ def _check_ids(path: Path, table: pa.Table, id_name: str) -> None:
     padded = pc.not_equal(stripped, ids)
     if pc.any(padded).as_py():
         index = pc.index(padded, True).as_py()
-        raise InputError(path, "id has leading or trailing whitespace", line=_line_of_record(path, index), field=id_name)
+        raise InputError(path, "id has leading or trailing whitespace",
+                         line=_line_of_record(path, index), field=id_name)
 
 
 def _first_duplicate(values: pa.ChunkedArray) -> int | None:

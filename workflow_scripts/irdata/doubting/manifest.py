@@ -21,7 +21,7 @@ from collections import Counter
 from pathlib import Path
 
 from ..atomic import write_text_atomic
-from ..provenance import sha256_file
+from ..provenance import sha256_file, sha256sums_text
 
 MANIFEST = "MANIFEST.json"
 SHA256SUMS = "SHA256SUMS"
@@ -100,10 +100,7 @@ def write_sha256sums(folder) -> str:
     # sorted by path in code point order (= byte order of UTF-8, as `LC_ALL=C sort`)
     rels = sorted(rel for p in folder.rglob("*") if p.is_file()
                   and (rel := p.relative_to(folder).as_posix()) != SHA256SUMS)
-    for rel in rels:
-        if any(c in rel for c in "\\\n\r"):
-            raise ValueError(f"file name {rel!r} would need escaping in SHA256SUMS")
-    text = "".join(f"{sha256_file(folder / rel)}  {rel}\n" for rel in rels)
+    text = sha256sums_text(folder, rels)
     (folder / SHA256SUMS).write_text(text, encoding="utf-8", newline="\n")
     return text
 

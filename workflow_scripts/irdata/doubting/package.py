@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 import shutil
-import tempfile
 from pathlib import Path
 
+from ..atomic import atomic_dir
 from ..errors import InputError
 from . import card, manifest, select
 from .assemble import DATA_FILES, ID_FILES, STATS, TREC_STRICT
@@ -46,9 +46,7 @@ def build_package(assembled_dir, out_dir, version: str, repo_id: str, inputs_jso
     stats = _read_json(assembled_dir / STATS)
     inputs = _read_json(inputs_json)
     identity = _read_json(identity_json)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".tmp", dir=out_dir.parent))
-    try:
+    with atomic_dir(out_dir) as tmp:
         for rel in [*DATA_FILES.values(), TREC_STRICT, *ID_FILES.values()]:
             src = assembled_dir / rel
             if not src.exists():
@@ -66,14 +64,8 @@ def build_package(assembled_dir, out_dir, version: str, repo_id: str, inputs_jso
         (tmp / manifest.MANIFEST).write_text(manifest.dumps(man), encoding="utf-8", newline="\n")
         sums = manifest.write_sha256sums(tmp)
         digest = manifest.content_hash(sums)
+        # refused here, the temporary folder is removed and an existing release stays untouched
         is_new = manifest.check_ledger(ledger, version, digest)
-        tmp.chmod(0o755)
-        if out_dir.exists():
-            shutil.rmtree(out_dir)
-        tmp.rename(out_dir)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     if is_new:
         manifest.record_ledger(ledger, version, digest, out_dir)
     return man

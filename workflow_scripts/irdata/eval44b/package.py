@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 from ..atomic import atomic_open
-from ..provenance import sha256_file
+from ..provenance import sha256_file, sha256sums_text
 from .jsonl import read_json, read_jsonl, write_json
 from .metrics import chance_metrics
 from .mining import RECIPE
@@ -123,12 +123,6 @@ def result_line(result: dict, arm_settings: dict | None = None) -> dict:
     return out
 
 
-def sha256sums(folder, names) -> str:
-    """GNU sha256sum lines (`<hex>  <name>`), sorted by name."""
-    folder = Path(folder)
-    return "".join(f"{sha256_file(folder / name)}  {name}\n" for name in sorted(names))
-
-
 def package(paths: dict, out: dict, settings: dict) -> dict:
     """Assemble the release from the work files.
 
@@ -202,5 +196,5 @@ def package(paths: dict, out: dict, settings: dict) -> dict:
         Path(out[k]).relative_to(folder).as_posix() for k in ("test", "results", "manifest", "train_pairs", "val_pairs")
     )
     with atomic_open(out["sums"]) as fh:
-        fh.write(sha256sums(folder, names))
+        fh.write(sha256sums_text(folder, names))
     return manifest

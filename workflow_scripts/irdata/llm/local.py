@@ -10,7 +10,6 @@ and on a shared 2-core machine parallel torch work only slows every call down.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import importlib.util
 import logging
 import os
@@ -19,6 +18,7 @@ import tempfile
 import threading
 from pathlib import Path
 
+from ..provenance import sha256_file
 from .results import RequestFailed
 from .settings import LLMSettings
 
@@ -44,20 +44,12 @@ def default_gguf() -> Path:
     return path
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def _gguf_sha(path: Path) -> str:
     """sha256 of a GGUF, memoized per file version (hashing 98 MB takes a moment)."""
     st = path.stat()
     key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
     if key not in _SHAS:
-        _SHAS[key] = _sha256(path)
+        _SHAS[key] = sha256_file(path)
     return _SHAS[key]
 
 

@@ -16,9 +16,19 @@ import bm25s
 import numpy as np
 import Stemmer
 
+from ..atomic import atomic_dir
 from ..logs import peak_rss_mb
-from .common import (Hits, IdMap, atomic_dir, check_settings, collection_table, ids_digest, read_settings,
-                     top_k_rows, write_ids, write_settings)
+from .common import (
+    Hits,
+    IdMap,
+    check_settings,
+    collection_table,
+    ids_digest,
+    read_settings,
+    top_k_rows,
+    write_ids,
+    write_settings,
+)
 
 log = logging.getLogger(__name__)
 logging.getLogger("bm25s").setLevel(logging.INFO)  # bm25s sets its logger to DEBUG on import

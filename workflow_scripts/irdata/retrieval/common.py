@@ -7,13 +7,9 @@ BM25 and a dense index built from the same collection agree on every row number.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
 import re
-import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -188,27 +184,6 @@ def read_settings(directory: Path, kind: str) -> dict:
 
 def write_settings(directory: Path, settings: dict) -> None:
     (directory / SETTINGS_FILE).write_text(json.dumps(settings, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-
-
-@contextlib.contextmanager
-def atomic_dir(path):
-    """Yield a temporary folder beside `path`; it becomes `path` only if the block succeeds."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
-    try:
-        yield tmp
-        for file in tmp.iterdir():
-            with open(file, "rb") as fh:
-                os.fsync(fh.fileno())
-        if path.exists():
-            old = path.with_name(f".{path.name}.old")
-            shutil.rmtree(old, ignore_errors=True)
-            os.replace(path, old)
-            shutil.rmtree(old)
-        os.replace(tmp, path)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def row_range(n_rows: int, shard: int, shards: int) -> tuple[int, int]:

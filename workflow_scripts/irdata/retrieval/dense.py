@@ -19,10 +19,21 @@ from pathlib import Path
 import faiss
 import numpy as np
 
-from ..atomic import atomic_path, write_text_atomic
+from ..atomic import atomic_dir, atomic_path, write_text_atomic
 from ..logs import peak_rss_mb
-from .common import (Hits, IdMap, IndexMismatchError, atomic_dir, check_settings, collection_table, ids_digest,
-                     rank_rows, read_settings, row_range, write_ids, write_settings)
+from .common import (
+    Hits,
+    IdMap,
+    IndexMismatchError,
+    check_settings,
+    collection_table,
+    ids_digest,
+    rank_rows,
+    read_settings,
+    row_range,
+    write_ids,
+    write_settings,
+)
 
 log = logging.getLogger(__name__)
 
