@@ -43,8 +43,10 @@ class Workflow:
         return proc
 
     def planned_rules(self, *args) -> list[str]:
-        """Rules that a dry-run with the local profile would run, in DAG order (without `all`)."""
-        out = self.snakemake("-n", "--profile", "profiles/local", "--quiet", "rules", *args).stdout
+        """Rules that a dry-run with the local profile would run, in DAG order (without `all`).
+
+        `args` (targets, --configfile ...) go first: `--quiet` takes every word after it."""
+        out = self.snakemake(*args, "-n", "--profile", "profiles/local", "--quiet", "rules").stdout
         if "Nothing to be done" in out:
             return []
         table = out.split("Job stats:", 1)[1].split("total", 1)[0]

@@ -52,7 +52,7 @@ def test_dedup_outputs_match_the_planted_duplicates(workflow):
 def test_default_demo_annotates_a_deterministic_sample(workflow):
     workflow.snakemake("--cores", "2", *FOUNDATION)
     first = (workflow.root / "work/doubting/ids/train_collection.txt").read_text()
-    workflow.snakemake("--cores", "2", "--forcerun", "dedup_train_queries", *FOUNDATION)
+    workflow.snakemake(*FOUNDATION, "--cores", "2", "--forcerun", "dedup_train_queries")
     assert (workflow.root / "work/doubting/ids/train_collection.txt").read_text() == first
     assert 0 < len(first.split()) <= 12
 
