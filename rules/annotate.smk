@@ -20,18 +20,14 @@ wildcard_constraints:
     shard="[0-9]{4}",
 
 
-def split_queries(wildcards):
-    return DOUBTING[f"{wildcards.split}_queries"]
-
-
 rule agent_search:
     input:
         shard=SHARD,
         queries=split_queries,
         collection=DOUBTING["collection"],
         validated=rules.validate_msmarco_inputs.output[0],
-        bm25=f"{WORK}/index/msmarco/bm25",
-        dense=f"{WORK}/index/msmarco/dense",
+        bm25=bm25_index_files("msmarco"),
+        dense=dense_index_files("msmarco"),
         prompts=AGENT_PROMPTS,
     output:
         proposals=AGENT_OUT,
@@ -41,8 +37,10 @@ rule agent_search:
         code=lambda w: code_hash(
             "workflow_scripts/agent_search.py",
             prompts=AGENT_PROMPTS,
-            settings=[llm_answer_settings("agent"), config["annotation"]["agent"][w.split], config["retrieval"]],
+            settings=[llm_answer_settings("agent"), config["annotation"]["agent"][w.split], RETRIEVAL["rrf_k"]],
         ),
+        bm25_dir=lambda wildcards, input: os.path.dirname(input.bm25[0]),
+        dense_dir=lambda wildcards, input: os.path.dirname(input.dense[0]),
     resources:
         llm_slots=1,
     log:

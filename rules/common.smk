@@ -1,4 +1,5 @@
 # Shared wiring helpers: paths, shard lists and the code hashes that drive rerun decisions.
+import os
 import sys
 from pathlib import Path
 
@@ -71,3 +72,52 @@ def collection_validation(wildcards):
     if wildcards.collection == "msmarco":
         return f"{WORK}/doubting/inputs.json"
     return []
+
+
+# Retrieval indexes (rules/retrieval.smk)
+RETRIEVAL = config["retrieval"]
+
+
+def retrieval_settings(part, keys):
+    """The settings a rule's output depends on: changing any other key does not rerun it."""
+    return {key: RETRIEVAL[part][key] for key in keys}
+
+
+BM25_SETTINGS = RETRIEVAL["bm25"]
+# ef_search is applied when searching, device and encode_shards do not change the vectors
+ENCODE_SETTINGS = retrieval_settings("dense", ["model", "normalize", "max_seq_length", "batch_size", "device"])
+DENSE_INDEX_SETTINGS = retrieval_settings(
+    "dense", ["model", "normalize", "max_seq_length", "hnsw_threshold", "hnsw_m", "ef_construction"]
+)
+ENCODE_SHARDS = RETRIEVAL["dense"]["encode_shards"]
+
+
+# Indexes are folders, declared by their files rather than as directory() outputs: Snakemake keeps
+# checksums of files, so a touched index (a copy, a checkout) reruns nothing downstream.
+BM25_FILES = ["settings.json", "ids.arrow", "params.index.json", "vocab.index.json",
+              "data.csc.index.npy", "indices.csc.index.npy", "indptr.csc.index.npy"]
+DENSE_FILES = ["settings.json", "ids.arrow", "index.faiss"]
+
+
+def dense_index_dir(collection):
+    return f"{WORK}/index/{collection}/dense"
+
+
+def bm25_index_dir(collection):
+    return f"{WORK}/index/{collection}/bm25"
+
+
+def bm25_index_files(collection):
+    return [f"{bm25_index_dir(collection)}/{name}" for name in BM25_FILES]
+
+
+def dense_index_files(collection):
+    return [f"{dense_index_dir(collection)}/{name}" for name in DENSE_FILES]
+
+
+def encoded_shards(wildcards, ext):
+    return [f"{WORK}/index/{wildcards.collection}/encoded/{i:04d}.{ext}" for i in range(ENCODE_SHARDS)]
+
+
+def split_queries(wildcards):
+    return DOUBTING[f"{wildcards.split}_queries"]

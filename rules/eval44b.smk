@@ -21,11 +21,6 @@ EVAL44B_RELEASE = {
     "val_pairs": f"{EVAL44B['release']}/val_pairs.jsonl",
     "sums": f"{EVAL44B['release']}/SHA256SUMS",
 }
-# the retrieval rules' indexes of the papers44b collection (rules/retrieval.smk)
-EVAL44B_INDEXES = {
-    "bm25": f"{WORK}/index/papers44b/bm25",
-    "dense": f"{WORK}/index/papers44b/dense",
-}
 EVAL44B_SPLIT_SETTINGS = {k: EVAL44B[k] for k in ("format", "salt", "key_format", "split")}
 E44_RETRIEVAL = config["retrieval"]
 # what the miners' results depend on (the indexes themselves are inputs)
@@ -108,7 +103,8 @@ rule mine_negatives:
     input:
         queries=f"{E44}/queries/{{e44split}}.jsonl",
         papers=rules.split_papers.output.papers,
-        **EVAL44B_INDEXES,
+        bm25=bm25_index_files("papers44b"),
+        dense=dense_index_files("papers44b"),
     output:
         mined=f"{E44}/mined/{{e44split}}.jsonl",
         report=f"{E44}/mined/{{e44split}}.report.json",
@@ -116,6 +112,8 @@ rule mine_negatives:
         code=code_hash("workflow_scripts/mine_negatives.py", settings=[EVAL44B_MINING, E44_SEARCH]),
         settings=EVAL44B_MINING,
         retrieval=E44_RETRIEVAL,
+        bm25=lambda wildcards, input: os.path.dirname(input.bm25[0]),
+        dense=lambda wildcards, input: os.path.dirname(input.dense[0]),
     log:
         "logs/eval44b/mine_negatives.{e44split}.log",
     conda:

@@ -6,7 +6,7 @@ from irdata.retrieval.search import Searcher
 with rule_logging(snakemake) as log:
     w = snakemake.wildcards
     settings = load_settings(snakemake.config["llm"])
-    searcher = Searcher(snakemake.config["retrieval"], snakemake.input.bm25, snakemake.input.dense)
+    searcher = Searcher(snakemake.config["retrieval"], snakemake.params.bm25_dir, snakemake.params.dense_dir)
     summary = run_agent_search(
         snakemake.input.shard, snakemake.input.queries, snakemake.input.collection, searcher, settings,
         journal_path_for(settings, "agent_search", w.split, w.shard), snakemake.config["annotation"]["agent"][w.split],

@@ -2,5 +2,5 @@ from irdata.logs import rule_logging
 from irdata.retrieval.bm25 import build_bm25_index
 
 with rule_logging(snakemake) as log:
-    stats = build_bm25_index(snakemake.input.collection, snakemake.output[0], snakemake.params.settings)
+    stats = build_bm25_index(snakemake.input.collection, snakemake.params.index_dir, snakemake.params.settings)
     log.info("index_bm25 %s: %s", snakemake.wildcards.collection, stats)

@@ -5,8 +5,8 @@ with rule_logging(snakemake) as log:
     run_mining(
         snakemake.input.queries,
         snakemake.input.papers,
-        snakemake.input.bm25,
-        snakemake.input.dense,
+        snakemake.params.bm25,
+        snakemake.params.dense,
         snakemake.output.mined,
         snakemake.output.report,
         snakemake.params.settings,
