@@ -99,8 +99,6 @@ def test_an_edit_reruns_exactly_its_stage_and_what_depends_on_it(built, file, ex
     original = edited(path)
     try:
         assert planned(built) == expected
-        changed = built.snakemake("--list-changes", "params", *built.args).stdout.split()
-        assert changed and all(p.startswith(("work/doubting/", "results/")) for p in changed)
     finally:
         path.write_bytes(original)
     assert planned(built) == set()
