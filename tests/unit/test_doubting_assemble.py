@@ -6,10 +6,10 @@ import math
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from irdata.doubting import intermediate as im
 from irdata.doubting.assemble import SCHEMAS, assemble, assembled_files
 from irdata.doubting.synthetic import Work, edge_cases, synthetic_split
 from irdata.errors import InputError
+from irdata.shards import read_id_list
 
 
 def rows(path):
@@ -236,7 +236,7 @@ def test_synthetic_shards_stream(tmp_path):
     assert t["selected_wood"] == t["positive_queries"]
     assert stats["rows"]["judgments/train"] == t["agent_pairs"] + t["official_rows"]
     assert t["grading_failure_count"] == len(t["grading_failures"]) > 0
-    assert im.read_id_file(tmp_path / "out/ids/train_collection.txt") == tids
+    assert read_id_list(tmp_path / "out/ids/train_collection.txt") == tids
 
 
 # -- config and id files -----------------------------------------------------------------------
@@ -264,5 +264,5 @@ def test_schema_defaults_for_batches_ledger_and_package():
 def test_id_file_errors(tmp_path, text, message, line):
     (tmp_path / "ids.txt").write_text(text)
     with pytest.raises(InputError, match=message) as err:
-        im.read_id_file(tmp_path / "ids.txt")
+        read_id_list(tmp_path / "ids.txt")
     assert err.value.line == line

@@ -32,6 +32,7 @@ import pyarrow.parquet as pq
 
 from ..atomic import atomic_path, write_lines_atomic, write_text_atomic
 from ..errors import InputError
+from ..shards import read_id_list
 from ..tsv import read_trec_qrels
 from . import intermediate as im
 from .select import SOURCE_FALLBACK, SOURCE_WOOD, select_by_wood, select_fallback, train_eligible
@@ -100,7 +101,7 @@ class Batches:
     def from_config(cls, conf: dict, split: str) -> "Batches":
         out, seen = [], {}
         for batch in conf.get("batches", []):
-            ids = im.read_id_file(batch["query_ids_file"])
+            ids = read_id_list(batch["query_ids_file"])
             for qid in ids:
                 if qid in seen:
                     raise InputError(batch["query_ids_file"], f"query {qid!r} is also in acquisition batch "
@@ -469,8 +470,8 @@ def assemble(out_dir, ids: dict, shards: dict[str, list[ShardPaths]], train_qrel
         threads = min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
 
     out_dir = Path(out_dir)
-    collection = im.read_id_file(ids["train_collection"])
-    dev_all = im.read_id_file(ids["dev_all"])
+    collection = read_id_list(ids["train_collection"])
+    dev_all = read_id_list(ids["dev_all"])
     excluded = _read_excluded(ids["train_excluded"])
     stats: dict = {"splits": {}}
     with contextlib.ExitStack() as stack:
@@ -479,7 +480,7 @@ def assemble(out_dir, ids: dict, shards: dict[str, list[ShardPaths]], train_qrel
         for split, all_ids, all_path, qrels_path in (("train", collection, ids["train_collection"], train_qrels),
                                                        ("dev", dev_all, ids["dev_all"], dev_qrels)):
             paths = shards[split]
-            shard_ids = [pa.array(im.read_id_file(p.ids), S) for p in paths]
+            shard_ids = [pa.array(read_id_list(p.ids), S) for p in paths]
             _check_partition(split, shard_ids, paths, all_ids, all_path)
             official = OfficialQrels(qrels_path, shard_ids)
             batches = Batches.from_config(acquisition_batches[split], split)

@@ -224,25 +224,3 @@ def read_wood(path, shard_ids: pa.Array) -> tuple[pa.Table, np.ndarray]:
     finite = pc.is_finite(wood)  # null stays null
     table = table.set_column(2, "wood", pc.if_else(finite, wood, pa.scalar(None, pa.float64())))
     return table, qpos
-
-
-def read_id_file(path) -> list[str]:
-    """Ids one a line (blank lines skipped): no whitespace inside or around an id, no repeats."""
-    path = Path(path)
-    if not path.exists():
-        raise InputError(path, "file not found")
-    text = path.read_text(encoding="utf-8")
-    lines = text.split("\n")
-    if any(c in text for c in " \t\r\x0b\x0c"):
-        for number, line in enumerate(lines, start=1):
-            if line and (line != line.strip() or any(c.isspace() for c in line)):
-                raise InputError(path, f"id {line!r} has whitespace", line=number)
-    ids = [line for line in lines if line]
-    if len(set(ids)) != len(ids):
-        seen = set()
-        for number, line in enumerate(lines, start=1):
-            if line in seen:
-                raise InputError(path, f"duplicate id {line!r}", line=number)
-            if line:
-                seen.add(line)
-    return ids
