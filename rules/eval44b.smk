@@ -71,6 +71,8 @@ rule split_papers:
         papers=f"{E44}/papers.jsonl",
         reviews=f"{E44}/reviews.jsonl",
         report=f"{E44}/split.json",
+    # Reads and checks the 44b inputs: first, like validate_msmarco_inputs.
+    priority: 100
     params:
         code=code_hash("workflow_scripts/split_papers.py", settings=EVAL44B_SPLIT_SETTINGS),
         settings=EVAL44B_SPLIT_SETTINGS,

@@ -12,6 +12,8 @@ rule validate_msmarco_inputs:
         heldout_queries=DOUBTING["heldout_queries"],
     output:
         f"{WORK}/doubting/inputs.json",
+    # Input checks run before anything else, so bad input fails before an expensive job starts.
+    priority: 100
     params:
         code=code_hash("workflow_scripts/validate_msmarco_inputs.py"),
     log:

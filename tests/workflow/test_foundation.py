@@ -70,7 +70,8 @@ def test_bad_input_stops_before_any_expensive_stage(workflow, corrupt, words):
     assert proc.returncode != 0
     assert "collection.tsv" in output and words in output
     assert "Error in rule validate_msmarco_inputs" in output
-    # nothing expensive started, and nothing half-written is left for Snakemake to trust
-    assert not (workflow.root / "work/index").exists()
+    # nothing expensive started on MS MARCO, and nothing half-written is left for Snakemake to
+    # trust (the 44b release does not read these inputs, so its jobs may legitimately finish)
+    assert not (workflow.root / "work/index/msmarco").exists()
     assert not (workflow.root / "work/doubting/agent").exists()
     assert not (workflow.root / "work/doubting/inputs.json").exists()
