@@ -12,8 +12,9 @@ import time
 from pathlib import Path
 
 import pytest
-from irdata.llm import LLMCallError, SyncClient, make_client
 from llm_testlib import FakeServer, fake_settings, journal_lines, run
+
+from irdata.llm import LLMCallError, SyncClient, make_client
 
 HERE = Path(__file__).resolve().parent
 USER = [{"role": "user", "content": "REPLY:hello"}]

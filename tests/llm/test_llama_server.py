@@ -6,8 +6,9 @@ Echo scoring costs ~70 ms per prompt token there, so prompts are short.
 from __future__ import annotations
 
 import pytest
-from irdata.llm import LLMCallError, make_client
 from llm_testlib import BOS, run
+
+from irdata.llm import LLMCallError, make_client
 
 pytestmark = pytest.mark.llm
 

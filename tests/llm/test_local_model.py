@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from irdata.llm import ChatResult, LLMCallError, make_client
 from llm_testlib import run
+
+from irdata.llm import ChatResult, LLMCallError, make_client
 
 pytestmark = pytest.mark.llm
 

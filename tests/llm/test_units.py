@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from irdata.llm import load_settings, parse_choice
 from irdata.llm.actions import parse_action, parse_native, to_text_protocol
 from irdata.llm.journal import Journal, request_key

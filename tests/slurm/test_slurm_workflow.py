@@ -6,11 +6,12 @@ see docs/cluster.md) and stops it afterwards with tools/slurm/stop_cluster.sh, u
 already running. Then, in fresh copies of the repository (tracked plus untracked, non-ignored
 files):
 
-1. the workflow runs locally (`--profile profiles/local`) and with `--profile profiles/slurm`; every
-   file under work/ and results/ must have the same sha256 in both;
-2. with a corrupted input the SLURM run must fail: non-zero exit, the failing rule named and
-   sacct reporting the job FAILED; with the input repaired, the same command resumes and builds the
-   same files; a dry-run afterwards has nothing left to do;
+1. the whole demo workflow (both releases, cut to a few queries by tests/tiny_demo.yaml) runs
+   locally (`--profile profiles/local`) and with `--profile profiles/slurm`; every file under
+   work/ and results/ must have the same sha256 in both, so both packages' SHA256SUMS agree;
+2. with a corrupted input the SLURM run of the first stages must fail: non-zero exit, the failing
+   rule named and sacct reporting the job FAILED; with the input repaired, the same command
+   resumes and builds the same files as the local run; a dry-run afterwards has nothing to do;
 3. tools/slurm/vllm_server.sbatch runs as a SLURM job (llama-cpp-python's server standing in for
    vLLM, on the test node's stand-in GPU), publishes its base URL, collect_base_urls.sh turns it
    into the workflow's `llm:` config, and the URL disappears when the job is cancelled.
@@ -23,11 +24,10 @@ not start, the tests are skipped with the reason; IRDATA_SLURM_TEST_REQUIRED=1 t
 a failure (for CI machines that must run them).
 
 Environment:
-  IRDATA_SLURM_TEST_TARGETS  space-separated Snakemake targets (default: `shard_queries
-                             split_papers`, fast; `all` builds everything, ~50 jobs, slow)
+  IRDATA_SLURM_TEST_TARGETS  space-separated Snakemake targets of test 1 (default: `all`)
   IRDATA_SLURM_STATE         the cluster's state dir (default /var/tmp/irdata-slurm-test)
   IRDATA_SLURM_KEEP=1        leave a cluster this test started running
-  IRDATA_SLURM_RUN_TIMEOUT   seconds before a Snakemake run is killed (default 300)
+  IRDATA_SLURM_RUN_TIMEOUT   seconds before a Snakemake run is killed (default 1800)
 """
 
 from __future__ import annotations
@@ -46,15 +46,17 @@ from pathlib import Path
 import pytest
 import yaml
 
-REPO = Path(__file__).resolve().parents[2]
+from repo_copy import REPO, TINY_DEMO, copy_repo
+
 STATE = Path(os.environ.get("IRDATA_SLURM_STATE", "/var/tmp/irdata-slurm-test"))
-# The default: the Doubting first stages (one group job) and the 44b Eval's first stage beside
+TARGETS = os.environ.get("IRDATA_SLURM_TEST_TARGETS", "all").split()
+# The failure test: the Doubting first stages (one group job) and the 44b Eval's first stage beside
 # them, independent of each other (so a failure in one leaves the other finished, to check that a
-# rerun does not redo it). `all` (~50 jobs, with the in-process LLM) takes far longer.
-TARGETS = os.environ.get("IRDATA_SLURM_TEST_TARGETS", "shard_queries split_papers").split()
+# rerun does not redo it).
+FIRST_STAGES = ["shard_queries", "split_papers"]
 REQUIRED = os.environ.get("IRDATA_SLURM_TEST_REQUIRED") == "1"
 KEEP = os.environ.get("IRDATA_SLURM_KEEP") == "1"
-RUN_TIMEOUT = int(os.environ.get("IRDATA_SLURM_RUN_TIMEOUT", "300"))
+RUN_TIMEOUT = int(os.environ.get("IRDATA_SLURM_RUN_TIMEOUT", "1800"))
 COMPARED_DIRS = ("work", "results")
 # Status checks start after 5 s instead of 40 s (a 7-job toy run: 2 min 43 s -> ~70 s).
 SLURM_ARGS = ["--slurm-init-seconds-before-status-checks", "5",
@@ -127,82 +129,17 @@ def slurm_cluster():
 
 # ---- the workflow copies -----------------------------------------------------------------------
 
-def repo_files() -> list[str]:
-    """Tracked and untracked-but-not-ignored files: what a fresh clone of the working tree holds."""
-    out = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=REPO,
-                         check=True, capture_output=True).stdout.decode()
-    return [f for f in out.split("\0") if f and (REPO / f).is_file()]
-
-
-def copy_repo(dest: Path) -> Path:
-    for rel in repo_files():
-        target = dest / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(REPO / rel, target)
-    return dest
-
-
-def write_tiny_inputs(root: Path) -> Path:
-    """A tiny MS MARCO-format input set and a config overlay for the `doubting:` section.
-
-    Used only while resources/demo/ lacks the demo inputs; paths are relative so that both runs
-    record the same paths in their outputs.
-    """
-    data = root / "tests_slurm_data"
-    data.mkdir()
-    (data / "collection.tsv").write_text("".join(f"{i}\tpassage {i} about topic {i % 7}\n" for i in range(40)))
-    train = [f"{1000 + i}\twhat is topic {i}\n" for i in range(30)]
-    train += ["1030\twhat is topic 0\n", "1031\tdev question 1\n"]  # a repeat and a dev query
-    (data / "queries.train.tsv").write_text("".join(train))
-    (data / "qrels.train.tsv").write_text("".join(f"{1000 + i} 0 {i % 40} 1\n" for i in range(32)))
-    (data / "queries.dev.small.tsv").write_text("".join(f"{2000 + i}\tdev question {i}\n" for i in range(10)))
-    (data / "qrels.dev.small.tsv").write_text("".join(f"{2000 + i} 0 {(3 * i) % 40} 1\n" for i in range(10)))
-    (data / "answers.dev.small.jsonl").write_text(
-        "".join(json.dumps({"query_id": str(2000 + i), "answers": [f"answer {i}"]}) + "\n" for i in range(10)))
-    (data / "queries.test.tsv").write_text("".join(f"{3000 + i}\ttest question {i}\n" for i in range(5)))
-    d = "tests_slurm_data"
-    overlay = {"doubting": {
-        "version": "v0.0-slurmtest",
-        "collection": f"{d}/collection.tsv",
-        "train_queries": f"{d}/queries.train.tsv",
-        "train_qrels": f"{d}/qrels.train.tsv",
-        "dev_queries": f"{d}/queries.dev.small.tsv",
-        "dev_qrels": f"{d}/qrels.dev.small.tsv",
-        "dev_answers": f"{d}/answers.dev.small.jsonl",
-        "heldout_queries": [f"{d}/queries.dev.small.tsv", f"{d}/queries.test.tsv"],
-        "train_sample": {"size": 12, "seed": 0},
-        "dev_sample": {"size": 6, "seed": 0},
-        "shards": {"train": 4, "dev": 2},
-    }}
-    path = data / "config.yaml"
-    path.write_text(yaml.safe_dump(overlay, sort_keys=False))
-    return path
-
-
-def demo_inputs_present(root: Path) -> bool:
-    doubting = yaml.safe_load((root / "config.yaml").read_text())["doubting"]
-    paths = [doubting[k] for k in ("collection", "train_queries", "train_qrels", "dev_queries",
-                                   "dev_qrels", "dev_answers")] + list(doubting["heldout_queries"])
-    return all((root / p).is_file() and (root / p).stat().st_size > 0 for p in paths)
-
-
 class Workflow:
     """A fresh copy of the repository and its Snakemake runs."""
 
     def __init__(self, root: Path, cluster: Cluster):
         self.root = copy_repo(root)
         self.cluster = cluster
-        self.config_args: list[str] = []
-        if not demo_inputs_present(self.root):
-            self.config_args = ["--configfile", str(write_tiny_inputs(self.root).relative_to(self.root))]
+        self.config_args = ["--configfile", "config.yaml", str(TINY_DEMO.relative_to(REPO))]
 
     def input_path(self, key: str) -> Path:
-        """The effective path of a `doubting:` input (the demo's or the tiny overlay's)."""
-        files = [self.root / "config.yaml"] + [self.root / a for a in self.config_args[1:]]
-        value = None
-        for f in files:
-            value = (yaml.safe_load(f.read_text()).get("doubting") or {}).get(key, value)
-        return self.root / value
+        """The path of a `doubting:` input of the demo config."""
+        return self.root / yaml.safe_load((self.root / "config.yaml").read_text())["doubting"][key]
 
     def snakemake(self, profile: str, *args: str, targets=TARGETS) -> subprocess.CompletedProcess:
         cmd = ["timeout", "-s", "KILL", str(RUN_TIMEOUT), sys.executable, "-m", "snakemake", *targets,
@@ -320,7 +257,7 @@ def test_failed_slurm_job_is_reported_and_a_rerun_resumes(slurm_cluster, local_r
     qrels.write_bytes(good + sep.join([fields[0], b"0", fields[2], b"high"]) + b"\n")
 
     # --retries 0: the profile's retries would resubmit the failing job twice more (~1 min each).
-    failed = wf.snakemake("slurm", "--retries", "0")
+    failed = wf.snakemake("slurm", "--retries", "0", targets=FIRST_STAGES)
     text = output(failed)
     assert failed.returncode != 0, f"the run with a corrupt input succeeded:\n{text[-4000:]}"
     assert "Error in rule validate_msmarco_inputs" in text, text[-6000:]
@@ -332,18 +269,18 @@ def test_failed_slurm_job_is_reported_and_a_rerun_resumes(slurm_cluster, local_r
     # keep-going (profile): branches that do not depend on the failed job finished; the rerun
     # must not redo them.
     done_before = finished_rules(text)
-    if "split_papers" in TARGETS:  # the default targets: the 44b branch does not need the bad file
-        assert "split_papers" in done_before, text[-4000:]
+    assert "split_papers" in done_before, text[-4000:]  # the 44b branch does not read the bad file
 
     # Repaired, the same command resumes: the failed job and what depends on it.
     qrels.write_bytes(good)
-    resumed = wf.snakemake("slurm")
+    resumed = wf.snakemake("slurm", targets=FIRST_STAGES)
     assert_ok(resumed, "the rerun after repairing the input")
     rerun = planned_rules(output(resumed))
     assert "validate_msmarco_inputs" in rerun and not (rerun & done_before), (rerun, done_before)
-    assert wf.checksums() == local_reference
+    built = wf.checksums()
+    assert built and {path: local_reference.get(path) for path in built} == built
 
-    dry = wf.snakemake("slurm", "-n")
+    dry = wf.snakemake("slurm", "-n", targets=FIRST_STAGES)
     assert_ok(dry, "the dry-run after the rerun")
     assert "Nothing to be done" in output(dry), output(dry)[-3000:]
 

@@ -3,6 +3,7 @@ driven by a scripted client. The real model runs them in tests/workflow."""
 
 import asyncio
 import math
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa

@@ -6,6 +6,7 @@ import math
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+
 from irdata.doubting.assemble import SCHEMAS, assemble, assembled_files
 from irdata.doubting.synthetic import Work, edge_cases, synthetic_split
 from irdata.errors import InputError

@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+
 from irdata.doubting.assemble import assemble, shard_paths_for
 from irdata.doubting.manifest import ReleaseFrozenError, code_files
 from irdata.doubting.package import build_package

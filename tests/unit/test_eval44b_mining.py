@@ -1,6 +1,7 @@
 """44b Eval: the false-negative screen, negative mining, the metrics on hand-made rankings."""
 
 import pytest
+
 from irdata.eval44b.arms import ranks_from_scores, rrf, score_arm
 from irdata.eval44b.metrics import chance_metrics, metrics_from_ranks, rank_of_positive
 from irdata.eval44b.mining import choose_negatives, mine

@@ -7,6 +7,7 @@ import shutil
 import subprocess
 
 import pytest
+
 from irdata.eval44b.arms import Bm25Scorer
 from irdata.eval44b.jsonl import read_jsonl, write_json, write_jsonl
 from irdata.eval44b.mining import mine

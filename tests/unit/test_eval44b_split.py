@@ -4,6 +4,7 @@ import hashlib
 import json
 
 import pytest
+
 from irdata.errors import InputError
 from irdata.eval44b.inputs import load_papers, load_reviews, paper_text
 from irdata.eval44b.queries import select_queries, write_queries

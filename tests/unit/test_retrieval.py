@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import copy
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -77,6 +80,19 @@ def test_bm25s_ranks_like_rank_bm25(corpus, bm25_dir):
         np.testing.assert_allclose(hits.scores * (settings["bm25"]["k1"] + 1), ref[order], rtol=1e-5)
         compared += len(order)
     assert compared > 200
+
+
+def test_bm25_index_is_byte_identical_across_processes(corpus, bm25_dir, tmp_path):
+    """A stemmed vocabulary comes out of a Python set, whose order PYTHONHASHSEED salts per process."""
+    script = ("import sys; from test_retrieval import default_settings; "
+              "from irdata.retrieval.bm25 import build_bm25_index; "
+              "build_bm25_index(sys.argv[1], sys.argv[2], default_settings()['bm25'], show_progress=False)")
+    for seed in ("1", "2"):
+        out = tmp_path / seed
+        subprocess.run([sys.executable, "-c", script, str(corpus[0]), str(out)], check=True,
+                       env=dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=os.pathsep.join(sys.path)))
+        for built in sorted(bm25_dir.iterdir()):
+            assert (out / built.name).read_bytes() == built.read_bytes(), built.name
 
 
 def test_hits_carry_ids_scores_ranks_and_batch_equals_single(corpus, bm25_dir):

@@ -11,32 +11,19 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from conftest import Workflow
 
-from conftest import Workflow, copy_repo
+from repo_copy import REPO, TINY_DEMO, copy_repo
 
 pytestmark = [pytest.mark.workflow, pytest.mark.llm]
 
 PACKAGE = "results/doubting-ms-marco"
-TINY = """
-doubting:
-  train_sample: {size: 3, seed: 0}
-  dev_sample: {size: 2, seed: 0}
-  shards: {train: 2, dev: 1}
-annotation:
-  agent:
-    train: {max_turns: 3, max_tool_calls: 3, results_per_search: 4, snippet_chars: 160}
-    dev: {max_turns: 3, max_tool_calls: 3, results_per_search: 4, snippet_chars: 160}
-  answer_max_tokens: 24
-retrieval:
-  dense: {encode_shards: 1}
-"""
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Workflow:
     wf = Workflow(copy_repo(tmp_path_factory.mktemp("demo") / "wf"))
-    (wf.root / "tiny.yaml").write_text(TINY)
-    wf.args = ("--configfile", "config.yaml", "tiny.yaml")
+    wf.args = ("--configfile", "config.yaml", str(TINY_DEMO.relative_to(REPO)))
     wf.snakemake("--profile", "profiles/local", "--cores", "2", PACKAGE, *wf.args, timeout=3000)
     return wf
 
@@ -113,3 +100,19 @@ def test_grade_prompt_change_reruns_only_train_grading(built):
         assert graded and all("/grades/train/" in line for line in graded)
     finally:
         path.write_bytes(original)
+
+
+def readme_audit_commands() -> list[str]:
+    """The Snakemake commands of the README's "Audit commands" block, without comments and pipes."""
+    block = (REPO / "README.md").read_text().split("### Audit commands", 1)[1].split("```bash", 1)[1]
+    lines = block.split("```", 1)[0].strip().splitlines()
+    return [line.split("#", 1)[0].split("|", 1)[0].strip() for line in lines]
+
+
+def test_readme_audit_commands_run(built):
+    commands = readme_audit_commands()
+    assert len(commands) >= 5 and all(c.startswith(".venv/bin/snakemake ") for c in commands)
+    for command in commands:
+        args = command.removeprefix(".venv/bin/snakemake ").split()
+        proc = built.snakemake(*args, check=False)
+        assert proc.returncode == 0, f"README audit command failed: {command}\n{proc.stderr[-3000:]}"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
+from itertools import chain
 from pathlib import Path
 
 import bm25s
@@ -54,6 +55,22 @@ def tokenize(texts: list[str], settings: dict, show_progress: bool = False) -> l
                           stemmer=_stemmer(settings["stemmer"]), return_ids=False, show_progress=show_progress)
 
 
+def renumber_vocabulary(tokens: bm25s.tokenization.Tokenized) -> bm25s.tokenization.Tokenized:
+    """The same tokens with the vocabulary numbered in sorted order.
+
+    With a stemmer, bm25s numbers the stems in the order of a Python set, which PYTHONHASHSEED
+    salts per process, so two builds of one collection would write different (equivalent) files.
+    """
+    vocab = tokens.vocab
+    renumbered = {token: rank for rank, token in enumerate(sorted(vocab))}
+    new_id = np.empty(len(vocab), dtype=np.int64)
+    new_id[list(vocab.values())] = [renumbered[token] for token in vocab]
+    lengths = np.fromiter(map(len, tokens.ids), dtype=np.int64, count=len(tokens.ids))
+    flat = new_id[np.fromiter(chain.from_iterable(tokens.ids), dtype=np.int64, count=int(lengths.sum()))]
+    ids = np.split(flat, np.cumsum(lengths)[:-1]) if len(lengths) else []
+    return bm25s.tokenization.Tokenized(ids=ids, vocab=renumbered)
+
+
 def build_bm25_index(collection, out_dir, settings: dict, show_progress: bool = True) -> dict:
     """Index a collection (a `pid<TAB>text` path, or an (id, text) table) into `out_dir`, atomically."""
     start = time.perf_counter()
@@ -62,6 +79,7 @@ def build_bm25_index(collection, out_dir, settings: dict, show_progress: bool = 
     tokens = bm25s.tokenize(texts, lower=True, token_pattern=TOKEN_PATTERN, stopwords=settings["stopwords"],
                             stemmer=_stemmer(settings["stemmer"]), return_ids=True, show_progress=show_progress)
     del texts
+    tokens = renumber_vocabulary(tokens)
     retriever = bm25s.BM25(k1=settings["k1"], b=settings["b"], method=METHOD)
     retriever.index(tokens, show_progress=show_progress)
     stats = {"passages": table.num_rows, "vocabulary": len(retriever.vocab_dict),
