@@ -38,13 +38,15 @@ EVAL44B_SCORING = {
 # what each arm reads (its params) and depends on: changing one arm's settings reruns only that arm.
 # The LLM arm reads the llm section from the config, as the annotation stages do; its hash covers
 # the settings that change answers.
+ARM44B_PROMPT = "prompts/grade_44b_pair.txt"
+E44_ARM_PROMPTS = {"llm": [ARM44B_PROMPT]}
 E44_ARM_COMMON = {k: EVAL44B_SCORING[k] for k in ("query_chars", "document_chars", "seed", "negatives", "record_timing")}
 E44_ARM_OWN = {
     "random": {},
     "bm25": {"retrieval": {"bm25": E44_RETRIEVAL["bm25"]}},
     "dense": {"retrieval": {"dense": E44_RETRIEVAL["dense"]}},
     "hybrid_rrf": {"retrieval": EVAL44B_SCORING["retrieval"], "rrf_k": E44_RETRIEVAL["rrf_k"]},
-    "llm": {"llm": EVAL44B["scoring"]["llm"]},
+    "llm": {"llm": EVAL44B["scoring"]["llm"], "prompt": ARM44B_PROMPT},
     **{
         f"cross_encoder-{spec['name']}": {"cross_encoders": [spec]}
         for spec in EVAL44B["scoring"]["cross_encoders"]
@@ -132,7 +134,11 @@ rule score_arms:
     output:
         f"{E44}/arms/{{e44arm}}.json",
     params:
-        code=lambda wildcards: code_hash("workflow_scripts/score_arms.py", settings=E44_ARM_HASHED[wildcards.e44arm]),
+        code=lambda wildcards: code_hash(
+            "workflow_scripts/score_arms.py",
+            prompts=E44_ARM_PROMPTS.get(wildcards.e44arm, []),
+            settings=E44_ARM_HASHED[wildcards.e44arm],
+        ),
         settings=lambda wildcards: EVAL44B_ARM_SETTINGS[wildcards.e44arm],
     log:
         "logs/eval44b/score_arms.{e44arm}.log",

@@ -91,7 +91,7 @@ def test_demo_planted_twins_never_become_negatives_of_each_other():
 def test_llm_arm_grades_every_candidate_through_the_llm_layer(tmp_path):
     from irdata.eval44b.llm_arm import LlmScorer
 
-    scorer = LlmScorer({"journal_dir": str(tmp_path / "journal")})
+    scorer = LlmScorer({"journal_dir": str(tmp_path / "journal")}, REPO / "prompts/grade_44b_pair.txt")
     try:
         result = score_arm("llm", ROWS[:1], QUERIES, DOCS, SETTINGS, scorer=scorer)
     finally:

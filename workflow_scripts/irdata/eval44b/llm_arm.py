@@ -1,31 +1,21 @@
 """The LLM arm: pointwise grades 0-3 of each (review summary, paper) pair through the LLM layer.
 
-A candidate's score is its grade. A grade that never parsed (after the layer's retries) is not a
+The prompt is a template file (prompts/grade_44b_pair.txt in the workflow) with {query} and
+{document}. A candidate's score is its grade. A grade that never parsed (after the layer's retries) is not a
 0: it is counted in `failures` and the candidate ranks below every graded one (score -1).
 """
 
 from __future__ import annotations
 
-PROMPT = """A peer reviewer wrote the review summary below about one machine-learning paper.
-Rate how likely it is that the paper whose title and abstract follow is the paper being reviewed:
-3 = certainly this paper: the summary describes its method, setting and findings
-2 = probably this paper
-1 = related topic, but probably another paper
-0 = a different paper
-
-Review summary: {query}
-
-Paper: {document}
-
-Reply with a single digit: 0, 1, 2 or 3."""
-
 CHOICES = ("0", "1", "2", "3")
 
 
 class LlmScorer:
-    def __init__(self, llm_settings, stage: str = "arm44b"):
+    def __init__(self, llm_settings, prompt_path, stage: str = "arm44b"):
+        from ..annotate.prompts import Prompt
         from ..llm import SyncClient, journal_path_for, load_settings
 
+        self.prompt = Prompt(prompt_path)
         settings = load_settings(llm_settings)
         self.client = SyncClient(settings, journal_path_for(settings, "score_arms", "llm"))
         self.stage = stage
@@ -33,7 +23,7 @@ class LlmScorer:
         self.model_name = settings.for_stage(stage).model
 
     def messages(self, query: str, document: str) -> list[dict]:
-        return [{"role": "user", "content": PROMPT.format(query=query, document=document)}]
+        return [{"role": "user", "content": self.prompt.render(query=query, document=document)}]
 
     def __call__(self, query: str, docs: list[str]) -> list[float]:
         results = self.client.grade_many(

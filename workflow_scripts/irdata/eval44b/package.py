@@ -117,7 +117,7 @@ def result_line(result: dict, arm_settings: dict | None = None) -> dict:
             "document_chars": result["truncation"]["document_chars"],
         },
     }
-    for extra in ("model", "chance", "failures"):
+    for extra in ("model", "prompt_sha256", "chance", "failures"):
         if extra in result:
             out[extra] = result[extra]
     return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+from ..provenance import sha256_file
 from ..tsv import read_id_text_tsv
 from .arms import BASE_ARMS, chance_check, score_arm
 from .jsonl import read_jsonl, write_json
@@ -61,8 +62,9 @@ def run_arm(arm, mined_path, queries_path, collection_path, out_path, settings) 
 
         if spec.get("max_queries"):
             rows = rows[: spec["max_queries"]]
-        scorer = LlmScorer(settings["llm_settings"])
+        scorer = LlmScorer(settings["llm_settings"], settings["prompt"])
         extra["model"] = scorer.model_name
+        extra["prompt_sha256"] = sha256_file(settings["prompt"])
     elif spec["kind"] in ("dense", "hybrid_rrf"):
         extra["model"] = settings["retrieval"]["dense"]["model"]
     result = score_arm(arm, rows, queries, collection, settings, scorer=scorer)
