@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import time
-from itertools import chain
 from pathlib import Path
 
 import bm25s
@@ -55,20 +54,32 @@ def tokenize(texts: list[str], settings: dict, show_progress: bool = False) -> l
                           stemmer=_stemmer(settings["stemmer"]), return_ids=False, show_progress=show_progress)
 
 
-def renumber_vocabulary(tokens: bm25s.tokenization.Tokenized) -> bm25s.tokenization.Tokenized:
-    """The same tokens with the vocabulary numbered in sorted order.
+def sort_vocabulary(retriever: bm25s.BM25, block: int = 1 << 16) -> None:
+    """Renumber an indexed vocabulary in sorted token order, permuting the score matrix to match.
 
     With a stemmer, bm25s numbers the stems in the order of a Python set, which PYTHONHASHSEED
     salts per process, so two builds of one collection would write different (equivalent) files.
+    Columns move in blocks, so the extra memory stays a fraction of the matrix.
     """
-    vocab = tokens.vocab
-    renumbered = {token: rank for rank, token in enumerate(sorted(vocab))}
-    new_id = np.empty(len(vocab), dtype=np.int64)
-    new_id[list(vocab.values())] = [renumbered[token] for token in vocab]
-    lengths = np.fromiter(map(len, tokens.ids), dtype=np.int64, count=len(tokens.ids))
-    flat = new_id[np.fromiter(chain.from_iterable(tokens.ids), dtype=np.int64, count=int(lengths.sum()))]
-    ids = np.split(flat, np.cumsum(lengths)[:-1]) if len(lengths) else []
-    return bm25s.tokenization.Tokenized(ids=ids, vocab=renumbered)
+    scores, vocab = retriever.scores, retriever.vocab_dict
+    indptr = scores["indptr"]
+    columns = len(indptr) - 1
+    tokens = sorted(token for token, column in vocab.items() if column < columns)
+    old = np.fromiter((vocab[token] for token in tokens), dtype=np.int64, count=len(tokens))
+    lengths = np.diff(indptr)[old]
+    new_indptr = np.zeros_like(indptr)
+    np.cumsum(lengths, out=new_indptr[1:])
+    data, indices = np.empty_like(scores["data"]), np.empty_like(scores["indices"])
+    for first in range(0, columns, block):
+        cols = slice(first, min(first + block, columns))
+        lo, hi = new_indptr[cols.start], new_indptr[cols.stop]
+        gather = np.repeat(indptr[old[cols]] - new_indptr[cols], lengths[cols]) + np.arange(lo, hi)
+        data[lo:hi], indices[lo:hi] = scores["data"][gather], scores["indices"][gather]
+    retriever.scores = {**scores, "data": data, "indices": indices, "indptr": new_indptr}
+    # tokens without a column (bm25s's empty token) keep their ids, after the sorted ones
+    retriever.vocab_dict = {token: rank for rank, token in enumerate(tokens)} | {
+        token: column for token, column in vocab.items() if column >= columns}
+    retriever.unique_token_ids_set = set(retriever.vocab_dict.values())
 
 
 def build_bm25_index(collection, out_dir, settings: dict, show_progress: bool = True) -> dict:
@@ -79,9 +90,9 @@ def build_bm25_index(collection, out_dir, settings: dict, show_progress: bool = 
     tokens = bm25s.tokenize(texts, lower=True, token_pattern=TOKEN_PATTERN, stopwords=settings["stopwords"],
                             stemmer=_stemmer(settings["stemmer"]), return_ids=True, show_progress=show_progress)
     del texts
-    tokens = renumber_vocabulary(tokens)
     retriever = bm25s.BM25(k1=settings["k1"], b=settings["b"], method=METHOD)
     retriever.index(tokens, show_progress=show_progress)
+    sort_vocabulary(retriever)
     stats = {"passages": table.num_rows, "vocabulary": len(retriever.vocab_dict),
              "postings": int(len(retriever.scores["data"]))}
     with atomic_dir(out_dir) as tmp:
