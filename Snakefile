@@ -24,3 +24,14 @@ rule all:
         DOUBTING["package_dir"],
         list(EVAL44B_RELEASE.values()),
     default_target: True
+
+
+# one release alone: `snakemake doubting`, `snakemake eval44b`
+rule doubting:
+    input:
+        DOUBTING["package_dir"],
+
+
+rule eval44b:
+    input:
+        list(EVAL44B_RELEASE.values()),

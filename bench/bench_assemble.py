@@ -25,12 +25,14 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workflow_scripts"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the synthetic shard writer
 
 from irdata.doubting.assemble import assemble, shard_paths_for  # noqa: E402
-from irdata.doubting.synthetic import Work, synthetic_split  # noqa: E402
 from irdata.logs import peak_rss_mb  # noqa: E402
+from synthetic_doubting import Work, synthetic_split  # noqa: E402
 
 BATCHES = {"train": {"default": "bench-train", "batches": []}, "dev": {"default": "bench-dev", "batches": []}}
+GRADING = {"train": "query_only", "dev": "answer_hinted"}
 
 
 def run_assemble(root, n_train_shards, n_dev_shards, threads=None):
@@ -38,7 +40,7 @@ def run_assemble(root, n_train_shards, n_dev_shards, threads=None):
     w = Work(root)
     start, cpu = time.perf_counter(), _cpu()
     stats = assemble(Path(root) / "out", _ids(w), _shards(w, n_train_shards, n_dev_shards),
-                     Path(root) / "qrels.train.tsv", Path(root) / "qrels.dev.tsv", BATCHES, threads=threads)
+                     Path(root) / "qrels.train.tsv", Path(root) / "qrels.dev.tsv", BATCHES, GRADING, threads=threads)
     print(json.dumps({"seconds": time.perf_counter() - start, "cpu_seconds": _cpu() - cpu,
                       "peak_rss_mb": peak_rss_mb(), "rows": stats["rows"]}))
 
@@ -54,7 +56,7 @@ def _ids(w):
 
 
 def _shards(w, n_train, n_dev):
-    return {s: shard_paths_for(str(w.base), s, w.shard_files(s, n)) for s, n in (("train", n_train), ("dev", n_dev))}
+    return {s: shard_paths_for(str(w.root / "work"), s, n) for s, n in (("train", n_train), ("dev", n_dev))}
 
 
 def baseline_read(w, n_train, n_dev):

@@ -1,18 +1,10 @@
 # Doubting MS MARCO, the LLM stages, one job per query shard: agent search (train and dev),
-# grading (train and dev), answer generation and WOOD (train). Every job keeps a journal of its
-# LLM calls outside its outputs (llm.journal_dir), so a rerun repeats no completed call.
-# Scripts read the llm/retrieval/annotation settings from the config, not from params: only the
-# settings that change answers are in the `code` param, so pointing at other servers reruns nothing.
-
-AGENT_PROMPTS = ["prompts/agent_system.txt", "prompts/agent_task.txt"]
-GRADE_PROMPTS = {"train": "prompts/grade_query_only.txt", "dev": "prompts/grade_answer_hinted.txt"}
-ANSWER_PROMPT = "prompts/answer.txt"
-WOOD_PROMPTS = ["prompts/wood_with_passage.txt", "prompts/wood_query_only.txt"]
-SHARD = f"{WORK}/doubting/shards/{{split}}/{{shard}}.txt"
-AGENT_OUT = f"{WORK}/doubting/agent/{{split}}/{{shard}}.parquet"
-GRADES_OUT = f"{WORK}/doubting/grades/{{split}}/{{shard}}.parquet"
-ANSWERS_OUT = f"{WORK}/doubting/answers/train/{{shard}}.parquet"
-WOOD_OUT = f"{WORK}/doubting/wood/train/{{shard}}.parquet"
+# grading (train and dev), answer generation and WOOD (train). Each stage's module declares what its
+# script reads (a Stage: irdata/annotate/*.py); the rules pass exactly that as the `settings` param,
+# so servers, timeouts and concurrency, which change no answer, rerun nothing. Every job journals its
+# LLM calls outside its outputs (llm.journal_dir): a rerun repeats no completed call, and the `retry`
+# param reruns a job whose last run left retryable failures (irdata/annotate/common.py).
+SHARD = shard_path("ids")
 
 
 wildcard_constraints:
@@ -22,29 +14,29 @@ wildcard_constraints:
 
 rule agent_search:
     input:
+        unpack(stage_prompts("agent_search")),
         shard=SHARD,
         queries=split_queries,
         collection=DOUBTING["collection"],
         validated=rules.validate_msmarco_inputs.output[0],
         bm25=bm25_index_files("msmarco"),
         dense=dense_index_files("msmarco"),
-        prompts=AGENT_PROMPTS,
     output:
-        proposals=AGENT_OUT,
-        trace=f"{WORK}/doubting/traces/{{split}}/{{shard}}.jsonl",
-        stats=f"{WORK}/doubting/stats/agent_search/{{split}}/{{shard}}.json",
+        proposals=shard_path("agent"),
+        trace=shard_path("traces"),
+        stats=shard_path("stats", rule="agent_search"),
     params:
-        code=lambda w: code_hash(
-            "workflow_scripts/agent_search.py",
-            prompts=AGENT_PROMPTS,
-            settings=[llm_answer_settings("agent"), config["annotation"]["agent"][w.split], RETRIEVAL["rrf_k"]],
-        ),
+        settings=stage_settings("agent_search"),
+        code=stage_code("agent_search"),
+        **llm_job_params("agent_search"),
         bm25_dir=lambda wildcards, input: os.path.dirname(input.bm25[0]),
         dense_dir=lambda wildcards, input: os.path.dirname(input.dense[0]),
     resources:
         llm_slots=1,
     log:
         "logs/agent_search/{split}/{shard}.log",
+    benchmark:
+        "benchmarks/agent_search/{split}/{shard}.tsv"
     conda:
         "../envs/llm.yaml"
     script:
@@ -53,24 +45,26 @@ rule agent_search:
 
 rule grade:
     input:
+        unpack(stage_prompts("grade")),
+        unpack(grade_inputs),
         shard=SHARD,
-        agent=AGENT_OUT,
+        agent=shard_path("agent"),
         queries=split_queries,
         collection=DOUBTING["collection"],
         qrels=lambda w: DOUBTING[f"{w.split}_qrels"],
-        answers=DOUBTING["dev_answers"],
-        prompt=lambda w: GRADE_PROMPTS[w.split],
     output:
-        grades=GRADES_OUT,
-        stats=f"{WORK}/doubting/stats/grade/{{split}}/{{shard}}.json",
+        grades=shard_path("grades"),
+        stats=shard_path("stats", rule="grade"),
     params:
-        code=lambda w: code_hash(
-            "workflow_scripts/grade.py", prompts=[GRADE_PROMPTS[w.split]], settings=llm_answer_settings("grade")
-        ),
+        settings=stage_settings("grade"),
+        code=stage_code("grade"),
+        **llm_job_params("grade"),
     resources:
         llm_slots=1,
     log:
         "logs/grade/{split}/{shard}.log",
+    benchmark:
+        "benchmarks/grade/{split}/{shard}.tsv"
     conda:
         "../envs/llm.yaml"
     script:
@@ -79,24 +73,24 @@ rule grade:
 
 rule generate_answer:
     input:
-        agent=AGENT_OUT.format(split="train", shard="{shard}"),
-        grades=GRADES_OUT.format(split="train", shard="{shard}"),
+        unpack(stage_prompts("generate_answer")),
+        agent=shard_path("agent", "train"),
+        grades=shard_path("grades", "train"),
         queries=DOUBTING["train_queries"],
         collection=DOUBTING["collection"],
-        prompt=ANSWER_PROMPT,
     output:
-        answers=ANSWERS_OUT,
-        stats=f"{WORK}/doubting/stats/generate_answer/train/{{shard}}.json",
+        answers=shard_path("answers", "train"),
+        stats=shard_path("stats", "train", rule="generate_answer"),
     params:
-        code=code_hash(
-            "workflow_scripts/generate_answer.py",
-            prompts=[ANSWER_PROMPT],
-            settings=[llm_answer_settings("answer"), config["annotation"]["answer_max_tokens"]],
-        ),
+        settings=stage_settings("generate_answer"),
+        code=stage_code("generate_answer"),
+        **llm_job_params("generate_answer"),
     resources:
         llm_slots=1,
     log:
         "logs/generate_answer/train/{shard}.log",
+    benchmark:
+        "benchmarks/generate_answer/train/{shard}.tsv"
     conda:
         "../envs/llm.yaml"
     script:
@@ -105,20 +99,24 @@ rule generate_answer:
 
 rule wood:
     input:
-        agent=AGENT_OUT.format(split="train", shard="{shard}"),
-        answers=ANSWERS_OUT,
+        unpack(stage_prompts("wood")),
+        agent=shard_path("agent", "train"),
+        answers=shard_path("answers", "train"),
         queries=DOUBTING["train_queries"],
         collection=DOUBTING["collection"],
-        prompts=WOOD_PROMPTS,
     output:
-        wood=WOOD_OUT,
-        stats=f"{WORK}/doubting/stats/wood/train/{{shard}}.json",
+        wood=shard_path("wood", "train"),
+        stats=shard_path("stats", "train", rule="wood"),
     params:
-        code=code_hash("workflow_scripts/wood.py", prompts=WOOD_PROMPTS, settings=llm_answer_settings("wood")),
+        settings=stage_settings("wood"),
+        code=stage_code("wood"),
+        **llm_job_params("wood"),
     resources:
         llm_slots=1,
     log:
         "logs/wood/train/{shard}.log",
+    benchmark:
+        "benchmarks/wood/train/{shard}.tsv"
     conda:
         "../envs/llm.yaml"
     script:
@@ -129,7 +127,8 @@ rule llm_identity:
     output:
         f"{WORK}/doubting/llm_identity.json",
     params:
-        code=code_hash("workflow_scripts/llm_identity.py", settings=llm_answer_settings(None)),
+        settings=stage_settings("llm_identity"),
+        code=stage_code("llm_identity"),
     log:
         "logs/llm_identity.log",
     conda:

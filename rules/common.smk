@@ -5,8 +5,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(workflow.basedir) / "workflow_scripts"))
 
-from irdata.llm import load_settings as _load_llm_settings
+from irdata.annotate.common import llm_params as _llm_params, retry_generation as _retry_generation
 from irdata.provenance import code_hash as _code_hash
+from irdata.shard_files import shard_file as _shard_file, shard_files as _shard_files
+from irdata.stages import StageWiring
 
 # Config sections, each validated against schemas/<section>.schema.yaml (defaults filled in).
 CONFIG_SECTIONS = ["doubting", "annotation", "llm", "retrieval", "eval44b"]
@@ -18,8 +20,9 @@ for _section in CONFIG_SECTIONS:
         raise WorkflowError(f"In config section {_section!r} (schemas/{_section}.schema.yaml):", error)
 
 WORK = "work"
-LLM = _load_llm_settings(config["llm"])
 DOUBTING = config["doubting"]
+# the params and prompt inputs of every rule that declares a Stage (irdata/stages.py)
+STAGE = StageWiring(config, workflow.basedir)
 DOUBTING_IDS = {
     "train_collection": f"{WORK}/doubting/ids/train_collection.txt",
     "train_excluded": f"{WORK}/doubting/ids/train_excluded.tsv",
@@ -32,21 +35,33 @@ def code_hash(script, prompts=(), settings=None):
     return _code_hash(script, workflow.basedir, prompts=prompts, settings=settings)
 
 
+def stage_settings(name):
+    """The `settings` param of a stage's jobs: everything its script reads."""
+    return lambda wildcards: STAGE.settings(name, wildcards)
+
+
+def stage_code(name):
+    """The `code` param of a stage's jobs: its script, the modules it imports and its prompts."""
+    return lambda wildcards: STAGE.code(name, wildcards)
+
+
+def stage_prompts(name):
+    """The prompt files of a stage's jobs, as named inputs `prompt_<name>`."""
+    return lambda wildcards: STAGE.prompt_inputs(name, wildcards)
+
+
 def sample_size(split):
     return DOUBTING[f"{split}_sample"]["size"] if config["queries"] == "sample" else None
 
 
-def shard_paths(split):
-    n = DOUBTING["shards"][split]
-    return [f"{WORK}/doubting/shards/{split}/{i:04d}.txt" for i in range(n)]
+def shard_paths(split, kind="ids", rule=None):
+    """Every shard's file of one kind (irdata/shard_files.py), in shard order."""
+    return _shard_files(WORK, kind, split, DOUBTING["shards"][split], rule)
 
 
-def train_shards():
-    return shard_paths("train")
-
-
-def dev_shards():
-    return shard_paths("dev")
+def shard_path(kind, split="{split}", shard="{shard}", rule=None):
+    """One shard's file (by default the pattern with the split and shard wildcards)."""
+    return _shard_file(WORK, kind, split, shard, rule)
 
 
 # Collections that the retrieval rules index, by name (the {collection} wildcard).
@@ -62,8 +77,7 @@ def collection_path(wildcards):
 
 def llm_answer_settings(stage):
     """The LLM settings that change a stage's answers (not servers, timeouts or concurrency)."""
-    settings = LLM.for_stage(stage)
-    return {**settings.answer_settings(), "gguf": settings.gguf}
+    return _llm_params(config["llm"], stage)
 
 
 def collection_validation(wildcards):
@@ -121,3 +135,23 @@ def encoded_shards(wildcards, ext):
 
 def split_queries(wildcards):
     return DOUBTING[f"{wildcards.split}_queries"]
+
+
+# The LLM stages (rules/annotate.smk)
+def llm_job_params(name):
+    """The params every LLM job has beside settings and code: its name, its retry state and generation."""
+    state = lambda w: shard_path("retry", w.get("split", "train"), w.shard, name)
+    return {
+        "job": lambda w: f"{name}-{w.get('split', 'train')}-{w.shard}",
+        "retry_state": state,
+        "retry": lambda w: _retry_generation(state(w)),
+    }
+
+
+def grade_inputs(wildcards):
+    """The reference answers, for a grading mode that sees them."""
+    if STAGE.settings("grade", wildcards)["sees_answers"]:
+        return {"answers": DOUBTING["dev_answers"]}
+    return {}
+
+

@@ -1,80 +1,114 @@
 # Doubting MS MARCO, last stages: assemble the per-shard LLM stage outputs into the release configs
-# (rule assemble), then build the release folder with its card, manifest and checksums (rule package).
-# Formats of the per-shard files: workflow_scripts/irdata/doubting/intermediate.py.
+# (assemble), check the LLM failures against their limits (release_gate), build the release in a
+# staging folder and check it against the release ledger (stage_release), then publish it (package).
+# A refused release stops before `package`, whose output Snakemake would delete first: no path
+# deletes a published release. Formats of the per-shard files: workflow_scripts/irdata/shard_files.py.
 
+from irdata.annotate.common import CONNECTION_KEYS as _CONNECTION_KEYS
 from irdata.doubting.assemble import assembled_files as _assembled_files
+from irdata.doubting.gate import STAGES as _LLM_RULES
 from irdata.doubting.manifest import code_files as _code_files
+from irdata.shard_files import SPLIT_FILES as _SPLIT_FILES, rule_splits as _rule_splits
 
 DOUBTING_ASSEMBLED = f"{WORK}/doubting/assembled"
+DOUBTING_STAGED = f"{WORK}/doubting/release"
+DOUBTING_FAILURES = f"{WORK}/doubting/failures.json"
 DOUBTING_BATCHES = DOUBTING["acquisition_batches"]
-
-
-# per-shard parquet files of each LLM stage, aligned with shard_paths(split)
-DOUBTING_STAGE_FILES = {
-    (stage, split): [f"{WORK}/doubting/{stage}/{split}/{i:04d}.parquet" for i in range(DOUBTING["shards"][split])]
-    for stage, split in [("agent", "train"), ("agent", "dev"), ("grades", "train"), ("grades", "dev"),
-                         ("wood", "train"), ("answers", "train")]
-}
 # code, prompt, env and schema files whose sha256 MANIFEST.json records (irdata.doubting.manifest)
-DOUBTING_CODE_FILES = _code_files(workflow.basedir)
-# the config the release depends on, defaults filled in, as recorded in MANIFEST.json
-DOUBTING_CONFIG_USED = {key: config[key] for key in ("queries", "doubting", "annotation", "llm", "retrieval")}
+DOUBTING_PROMPTS = sorted({path for name in _LLM_RULES for split in _rule_splits(name)
+                            for path in STAGE.prompt_inputs(name, {"split": split}).values()})
+DOUBTING_CODE_FILES = _code_files(workflow.basedir, DOUBTING_PROMPTS)
+# the config the release depends on, defaults filled in, as recorded in MANIFEST.json: without the LLM
+# connection settings (servers, timeouts, concurrency), which change no output
+DOUBTING_CONFIG_USED = {
+    **{key: config[key] for key in ("queries", "doubting", "annotation", "retrieval")},
+    "llm": {k: v for k, v in config["llm"].items() if k not in _CONNECTION_KEYS and k != "stages"}
+    | {"stages": {name: {k: v for k, v in over.items() if k not in _CONNECTION_KEYS}
+                  for name, over in config["llm"]["stages"].items()}},
+}
 DOUBTING_BATCH_DESCRIPTIONS = {
     split: {DOUBTING_BATCHES[split]["default"]: DOUBTING_BATCHES[split].get("default_description", ""),
             **{b["name"]: b.get("description", "") for b in DOUBTING_BATCHES[split].get("batches", [])}}
     for split in ("train", "dev")
 }
+# the stats file of every LLM job, by rule
+LLM_JOB_STATS = {
+    name: [path for split in _rule_splits(name) for path in shard_paths(split, "stats", name)]
+    for name in _LLM_RULES
+}
 
 
 rule assemble:
     input:
-        train_collection=DOUBTING_IDS["train_collection"],
-        train_excluded=DOUBTING_IDS["train_excluded"],
-        dev_all=DOUBTING_IDS["dev_all"],
-        train_shards=train_shards(),
-        dev_shards=dev_shards(),
-        train_agent=DOUBTING_STAGE_FILES["agent", "train"],
-        dev_agent=DOUBTING_STAGE_FILES["agent", "dev"],
-        train_grades=DOUBTING_STAGE_FILES["grades", "train"],
-        dev_grades=DOUBTING_STAGE_FILES["grades", "dev"],
-        train_wood=DOUBTING_STAGE_FILES["wood", "train"],
-        train_answers=DOUBTING_STAGE_FILES["answers", "train"],
+        **DOUBTING_IDS,
+        **{f"{split}_{kind}": shard_paths(split, kind) for split, kinds in _SPLIT_FILES.items()
+           for kind in ("ids", *kinds)},
         train_qrels=DOUBTING["train_qrels"],
         dev_qrels=DOUBTING["dev_qrels"],
         batch_files=[b["query_ids_file"] for s in ("train", "dev") for b in DOUBTING_BATCHES[s].get("batches", [])],
     output:
         [f"{DOUBTING_ASSEMBLED}/{rel}" for rel in _assembled_files()],
     params:
-        code=code_hash("workflow_scripts/assemble.py", settings={"acquisition_batches": DOUBTING_BATCHES}),
-        work=lambda wildcards, input: str(Path(input.train_collection).parent.parent),
+        code=code_hash("workflow_scripts/assemble.py"),
+        settings={"acquisition_batches": DOUBTING_BATCHES, "grading": config["annotation"]["grading"],
+                  "shards": DOUBTING["shards"], "work": WORK},
         out_dir=lambda wildcards, output: str(Path(output[-1]).parent),
-        acquisition_batches=DOUBTING_BATCHES,
     log:
         "logs/assemble.log",
+    benchmark:
+        "benchmarks/assemble.tsv"
     conda:
         "../envs/core.yaml"
     script:
         "../workflow_scripts/assemble.py"
 
 
-rule package:
+rule release_gate:
+    input:
+        **LLM_JOB_STATS,
+    output:
+        DOUBTING_FAILURES,
+    params:
+        settings=stage_settings("release_gate"),
+        code=stage_code("release_gate"),
+    log:
+        "logs/release_gate.log",
+    conda:
+        "../envs/core.yaml"
+    script:
+        "../workflow_scripts/release_gate.py"
+
+
+rule stage_release:
     input:
         assembled=rules.assemble.output,
-        inputs_json=f"{WORK}/doubting/inputs.json",
-        llm_identity=f"{WORK}/doubting/llm_identity.json",
+        inputs_json=rules.validate_msmarco_inputs.output[0],
+        llm_identity=rules.llm_identity.output[0],
+        failures=DOUBTING_FAILURES,
+    output:
+        directory(DOUBTING_STAGED),
+    params:
+        code=code_hash("workflow_scripts/stage_release.py", prompts=DOUBTING_CODE_FILES),
+        settings={"version": DOUBTING["version"], "repo_id": DOUBTING["repo_id"], "config": DOUBTING_CONFIG_USED,
+                  "code_files": DOUBTING_CODE_FILES, "batch_descriptions": DOUBTING_BATCH_DESCRIPTIONS,
+                  "ledger": DOUBTING["release_ledger"], "package_dir": DOUBTING["package_dir"]},
+        assembled=lambda wildcards, input: str(Path(input.assembled[-1]).parent),
+    log:
+        "logs/stage_release.log",
+    conda:
+        "../envs/core.yaml"
+    script:
+        "../workflow_scripts/stage_release.py"
+
+
+rule package:
+    input:
+        DOUBTING_STAGED,
     output:
         directory(DOUBTING["package_dir"]),
     params:
-        code=code_hash("workflow_scripts/package.py", prompts=DOUBTING_CODE_FILES,
-                       settings={"version": DOUBTING["version"], "repo_id": DOUBTING["repo_id"],
-                                 "config": DOUBTING_CONFIG_USED}),
-        assembled=lambda wildcards, input: str(Path(input.assembled[-1]).parent),
-        version=DOUBTING["version"],
-        repo_id=DOUBTING["repo_id"],
-        config_used=DOUBTING_CONFIG_USED,
-        code_files=DOUBTING_CODE_FILES,
-        batch_descriptions=DOUBTING_BATCH_DESCRIPTIONS,
-        ledger=DOUBTING["release_ledger"],
+        code=code_hash("workflow_scripts/package.py"),
+        settings={"ledger": DOUBTING["release_ledger"]},
     log:
         "logs/package.log",
     conda:

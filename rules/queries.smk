@@ -51,8 +51,8 @@ rule shard_queries:
         train=DOUBTING_IDS["train_collection"],
         dev=DOUBTING_IDS["dev_all"],
     output:
-        train=train_shards(),
-        dev=dev_shards(),
+        train=shard_paths("train"),
+        dev=shard_paths("dev"),
     params:
         code=code_hash("workflow_scripts/shard_queries.py"),
     log:

@@ -8,9 +8,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from irdata.doubting.assemble import SCHEMAS, assemble, assembled_files
-from irdata.doubting.synthetic import Work, edge_cases, synthetic_split
 from irdata.errors import InputError
 from irdata.shards import read_id_list
+from synthetic_doubting import Work, edge_cases, synthetic_split
 
 
 def rows(path):
@@ -179,6 +179,9 @@ def test_official_grade_rows_must_match_qrels(tmp_path):
     _edit(path, lambda t: pa.concat_tables([t, pa.table({"query_id": ["d1"], "passage_id": ["a"],
                                                          "origin": ["official"],
                                                          "grade": pa.array([3], pa.int8()),
+                                                         "grade_path": ["parsed"],
+                                                         "grade_probability": pa.array([None], pa.float32()),
+                                                         "failure_kind": pa.array([None], pa.string()),
                                                          "failure": pa.array([None], pa.string())}, schema=t.schema)]))
     with pytest.raises(InputError, match="the agent did not propose"):
         assemble(tmp_path / "out", **kw)
@@ -229,8 +232,9 @@ def test_synthetic_shards_stream(tmp_path):
     stats = assemble(tmp_path / "out", {"train_collection": str(w.base / "ids/train_collection.txt"),
                                         "train_excluded": str(w.base / "ids/train_excluded.tsv"),
                                         "dev_all": str(w.base / "ids/dev_all.txt")},
-                     {s: shard_paths_for(str(w.base), s, w.shard_files(s, n)) for s, n in (("train", 5), ("dev", 3))},
-                     tq, dq, {"train": {"default": "t"}, "dev": {"default": "d"}})
+                     {s: shard_paths_for(str(w.root / "work"), s, n) for s, n in (("train", 5), ("dev", 3))},
+                     tq, dq, {"train": {"default": "t"}, "dev": {"default": "d"}},
+                     {"train": "query_only", "dev": "answer_hinted"})
     t = stats["splits"]["train"]
     assert stats["rows"]["train_queries/train"] == 600 and stats["rows"]["dev_queries/dev"] == 80
     assert t["selected_wood"] + t["selected_fallback"] + t["selected_none"] == 600

@@ -16,9 +16,9 @@ import pytest
 
 from irdata.doubting.assemble import assemble, shard_paths_for
 from irdata.doubting.manifest import ReleaseFrozenError, code_files
-from irdata.doubting.package import build_package
-from irdata.doubting.synthetic import Work, edge_cases, synthetic_split
+from irdata.doubting.package import build_package, publish_package
 from irdata.provenance import sha256_file
+from synthetic_doubting import Work, edge_cases, synthetic_split
 
 REPO = Path(__file__).resolve().parents[2]
 S, I8, I32, F64, B = "string", "int8", "int32", "double", "bool"
@@ -42,11 +42,15 @@ BATCH_DESCRIPTIONS = {"train": {"train-pilot": "a pilot run"}, "dev": {}}
 
 def build(root: Path, kw: dict, version="v0.1-test", repo_id="Shroedingercat/doubting-ms-marco", ledger=None,
           out="pkg"):
+    """Stage the release (as stage_release does), then publish it at root/out (package)."""
     assemble(root / "assembled", **kw)
     base = Work(root / "w").base
-    return build_package(root / "assembled", root / out, version, repo_id, base / "inputs.json",
-                         base / "llm_identity.json", {"doubting": {"version": version}, "sample_queries": True},
-                         REPO, code_files(REPO), BATCH_DESCRIPTIONS, ledger or root / "ledger.json")
+    ledger = ledger or root / "ledger.json"
+    manifest = build_package(root / "assembled", root / "staged", version, repo_id, base / "inputs.json",
+                             base / "llm_identity.json", {"doubting": {"version": version}, "sample_queries": True},
+                             REPO, code_files(REPO), BATCH_DESCRIPTIONS, ledger, package_dir=root / out)
+    publish_package(root / "staged", root / out, ledger)
+    return manifest
 
 
 def synthetic_kw(root: Path) -> dict:
@@ -58,9 +62,10 @@ def synthetic_kw(root: Path) -> dict:
     w.meta()
     return dict(ids={k: str(w.base / "ids" / f"{k}.{'tsv' if k == 'train_excluded' else 'txt'}")
                      for k in ("train_collection", "train_excluded", "dev_all")},
-                shards={s: shard_paths_for(str(w.base), s, w.shard_files(s, n)) for s, n in (("train", 3), ("dev", 2))},
+                shards={s: shard_paths_for(str(w.root / "work"), s, n) for s, n in (("train", 3), ("dev", 2))},
                 train_qrels=str(tq), dev_qrels=str(dq),
-                acquisition_batches={"train": {"default": "train-main"}, "dev": {"default": "dev-main"}})
+                acquisition_batches={"train": {"default": "train-main"}, "dev": {"default": "dev-main"}},
+                grading={"train": "query_only", "dev": "answer_hinted"})
 
 
 @pytest.fixture(scope="module")
@@ -232,6 +237,8 @@ def test_manifest_counts_failures(synth_pkg):
     assert failures["total"] == counts["train"]["grading_failure_count"] + counts["dev"]["grading_failure_count"]
     assert man["version"] == "v0.1-test" and "workflow_scripts/irdata/doubting/assemble.py" in man["code"]
     assert not any("44b" in rel for rel in man["code"])
+    assert not any(name in rel for rel in man["code"] for name in
+                   ("split_papers", "select_queries", "mine_negatives", "score_arms", "synthetic"))
 
 
 def test_load_dataset_offline_every_config(synth_pkg, tmp_path):
@@ -357,6 +364,9 @@ def test_release_version_is_frozen(tmp_path):
     with pytest.raises(ReleaseFrozenError, match="bump doubting.version"):
         build(tmp_path, kw, version="v1", repo_id="someone/else", ledger=ledger)
     assert (tmp_path / "pkg/SHA256SUMS").read_bytes() == first           # the built release is untouched
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".pkg.")]   # no temp folder left
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith((".pkg.", ".staged."))]   # no temp folder left
     build(tmp_path, kw, version="v2", repo_id="someone/else", ledger=ledger)
     assert set(json.loads(ledger.read_text())["releases"]) == {"v1", "v2"}
+    # the published v1 is set aside, not deleted
+    assert (tmp_path / "pkg@v1/SHA256SUMS").read_bytes() == first
+    assert json.loads((tmp_path / "pkg/MANIFEST.json").read_text())["version"] == "v2"

@@ -1,18 +1,32 @@
 """The search agent: an LLM with BM25 and dense search tools proposes the passages that answer a query.
 
 One episode per query. The harness shows the model the fused results of both searches for the
-query itself, then the model acts one tool call a turn: search again (a reformulation when the
-query differs from the original), read a passage, propose passages, or finish. A proposal is
+query itself; then each model turn may call one or more tools (all are run, in order, up to
+`max_calls_per_turn`): search again (a reformulation when the query differs from the original),
+read further down a ranking (`page`), read a passage, propose passages, or finish. A proposal is
 accepted only for a passage that exists and that the agent has been shown (no invented ids);
 `agent_rank` is the position in the accepted list. Every model message, tool call, search,
-rejection and protocol failure goes to the trace. When the model breaks the tool protocol it is
-told what went wrong and asked again; after `max_protocol_errors` the episode ends, keeping what
-was proposed so far (possibly nothing: the query then has no agent rows).
+rejection and protocol failure goes to the trace.
 
-Small models often answer in prose that cites passages by their shown id ("[1610] answers it")
-instead of calling propose. With `accept_cited_ids`, such a reply still counts as a protocol error
-(and is answered with the reminder), but the passage ids it cites in brackets, among those shown,
-are proposed in the order cited; the trace marks the proposal `cited`.
+When the model breaks the tool protocol (no tool call, an unknown tool, a reply cut off at
+`max_action_tokens`) it is told what went wrong and asked again; after `max_protocol_errors` the
+episode ends, keeping what was proposed so far. An LLM call that fails ends the episode as
+`llm_failure`, counted by kind.
+
+Cited ids. Small models often answer in prose that cites passages by their shown id ("[1610]
+answers it") instead of calling propose. With `accept_cited_ids`, such a reply still counts as a
+protocol error, but the ids it cites in brackets are proposed (marked `cited`), except ids the reply
+merely copies from a results list: a cited id whose bracket is followed by the start of the snippet
+that was shown for it (the first ECHO_CHARS characters, or all of a shorter snippet) is an echo, not a
+judgment, and is recorded as such, not proposed. Cited ids that were not shown or do not exist are
+rejected and recorded like any proposal.
+
+Long episodes. The conversation is kept within `max_context_chars`: when it grows past it, the oldest
+search results are replaced by the list of ids they showed (the model keeps what it has seen, not the
+text), so an episode can page deep into rankings on a model with a bounded context.
+
+Searches run in one worker thread, off the event loop, so that a shard's LLM calls keep flowing
+while a search computes; at most `max_in_flight` episodes run at once.
 """
 
 from __future__ import annotations
@@ -20,16 +34,20 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import pyarrow as pa
 
 from ..atomic import write_jsonl_atomic, write_parquet_atomic
 from ..llm import LLMCallError
+from ..shard_files import AGENT_SCHEMA
 from ..shards import read_id_list
-from .common import run_with_client, write_stats
+from ..stage import Stage, canonical
+from .common import Failures, LLMJob, finish_job, llm_params, run_with_client
 from .passages import TextStore
-from .prompts import Prompt
+
+ECHO_CHARS = 40
 
 
 def _tool(name: str, description: str, properties: dict, required: list[str]) -> dict:
@@ -38,29 +56,56 @@ def _tool(name: str, description: str, properties: dict, required: list[str]) ->
         "parameters": {"type": "object", "properties": properties, "required": required}}}
 
 
+_PAGE = {"type": "integer", "minimum": 1, "description": "1 for the best hits, 2 for the next ones, ..."}
 TOOLS = [
     _tool("search_bm25", "Keyword search (BM25) over the passage collection.",
-          {"query": {"type": "string"}}, ["query"]),
+          {"query": {"type": "string"}, "page": _PAGE}, ["query"]),
     _tool("search_dense", "Semantic search (dense embeddings) over the passage collection.",
-          {"query": {"type": "string"}}, ["query"]),
+          {"query": {"type": "string"}, "page": _PAGE}, ["query"]),
     _tool("read_passage", "Show the full text of one passage.",
           {"passage_id": {"type": "string"}}, ["passage_id"]),
     _tool("propose", "Add passages that answer the question to the answer list, best first.",
           {"passage_ids": {"type": "array", "items": {"type": "string"}}}, ["passage_ids"]),
     _tool("finish", "End the search.", {}, []),
 ]
+SEARCH_TOOLS = ("search_bm25", "search_dense")
+
+
+def search_settings(retrieval: dict) -> dict:
+    """What the agent's searches depend on: the BM25 settings the index must match, the dense model
+    and how it is searched, the fusion constant."""
+    dense = retrieval["dense"]
+    return {"bm25": retrieval["bm25"], "rrf_k": retrieval["rrf_k"],
+            "dense": {k: dense[k] for k in ("model", "normalize", "max_seq_length", "batch_size", "device",
+                                            "ef_search")}}
+
+
+STAGE = Stage(
+    name="agent_search",
+    script="workflow_scripts/agent_search.py",
+    settings=lambda config, split, **_: canonical({
+        "llm": llm_params(config["llm"], "agent"), "budget": config["annotation"]["agent"][split],
+        "search": search_settings(config["retrieval"])}),
+    prompts=lambda config, **_: {"system": "prompts/agent_system.txt", "task": "prompts/agent_task.txt"},
+)
 
 
 @dataclass(frozen=True)
 class AgentBudget:
-    max_turns: int = 8
-    max_tool_calls: int = 12
-    max_proposals: int = 60
-    max_protocol_errors: int = 2
-    results_per_search: int = 5
-    snippet_chars: int = 240
-    max_action_tokens: int = 96
-    accept_cited_ids: bool = True
+    """annotation.agent.<split> (schemas/annotation.schema.yaml holds the defaults and meanings)."""
+
+    max_turns: int
+    max_tool_calls: int
+    max_proposals: int
+    max_protocol_errors: int
+    results_per_search: int
+    snippet_chars: int
+    max_action_tokens: int
+    accept_cited_ids: bool
+    max_page: int
+    max_calls_per_turn: int
+    max_context_chars: int
+    tool_choice: str
 
 
 _CITED = re.compile(r"\[([^\[\]\s]{1,40})\]")
@@ -70,16 +115,19 @@ _CITED = re.compile(r"\[([^\[\]\s]{1,40})\]")
 class Episode:
     query_id: str
     proposals: list[str] = field(default_factory=list)
+    cited: set[str] = field(default_factory=set)
     trace: list[dict] = field(default_factory=list)
     end: str = ""
+    failure_kind: str | None = None
+    protocol_errors: int = 0
 
     def record(self, event: str, **details) -> None:
         self.trace.append({"event": event, **details})
 
 
 class SearchAgent:
-    def __init__(self, client, searcher, passages: TextStore, system: Prompt, task: Prompt,
-                 budget: AgentBudget, stage: str = "agent"):
+    def __init__(self, client, searcher, passages, system, task, budget: AgentBudget, stage: str = "agent",
+                 max_in_flight: int = 64):
         self.client = client
         self.searcher = searcher
         self.passages = passages
@@ -87,23 +135,29 @@ class SearchAgent:
         self.task = task
         self.budget = budget
         self.stage = stage
+        self._episodes = asyncio.Semaphore(max_in_flight)
+        self._search_thread = ThreadPoolExecutor(1, thread_name_prefix="agent-search")
 
-    def _snippet(self, pid: str) -> str:
+    # -- what the model is shown --------------------------------------------------------------
+    def _snippet_text(self, pid: str) -> str:
         text = self.passages[pid]
         if len(text) > self.budget.snippet_chars:
             text = text[: self.budget.snippet_chars].rsplit(" ", 1)[0] + " ..."
-        return f"[{pid}] {text}"
+        return text
 
-    def _search(self, tool: str, query: str) -> list[str]:
-        k = self.budget.results_per_search
-        hits = self.searcher.bm25(query, k) if tool == "search_bm25" else self.searcher.dense(query, k)
+    def _results(self, ids: list[str], shown: dict[str, str]) -> str:
+        lines = []
+        for pid in ids:
+            shown[pid] = self._snippet_text(pid)
+            lines.append(f"[{pid}] {shown[pid]}")
+        return "\n".join(lines) or "No results."
+
+    async def _searched(self, fn, *args) -> list[str]:
+        hits = await asyncio.get_running_loop().run_in_executor(self._search_thread, fn, *args)
         return [str(pid) for pid in hits.ids.tolist()]
 
-    def _initial_results(self, query: str) -> list[str]:
-        """Reciprocal-rank fusion of both searches for the query itself."""
-        return [str(pid) for pid in self.searcher.hybrid(query, self.budget.results_per_search).ids.tolist()]
-
-    def _propose(self, episode: Episode, seen: set[str], ids, cited: bool = False) -> str:
+    # -- tools ----------------------------------------------------------------------------------
+    def _propose(self, episode: Episode, shown: dict[str, str], ids, cited: bool = False) -> str:
         if not isinstance(ids, list):
             ids = [ids]
         accepted, rejected = [], []
@@ -111,7 +165,7 @@ class SearchAgent:
             pid = str(pid).strip().strip("[]")
             if pid not in self.passages:
                 rejected.append({"passage_id": pid, "why": "no such passage"})
-            elif pid not in seen:
+            elif pid not in shown:
                 rejected.append({"passage_id": pid, "why": "not shown to the agent"})
             elif pid in episode.proposals or pid in accepted:
                 rejected.append({"passage_id": pid, "why": "already proposed"})
@@ -120,125 +174,198 @@ class SearchAgent:
             else:
                 accepted.append(pid)
         episode.proposals.extend(accepted)
+        if cited:
+            episode.cited.update(accepted)
         episode.record("propose", accepted=accepted, rejected=rejected, cited=cited)
         reply = f"Accepted {len(accepted)} passage(s); the list holds {len(episode.proposals)}."
         if rejected:
             reply += " Rejected: " + "; ".join(f"{r['passage_id']} ({r['why']})" for r in rejected) + "."
         return reply
 
-    def _run_tool(self, episode: Episode, original: str, seen: set[str], call) -> tuple[str, bool]:
-        """Execute one tool call; return the tool's reply and whether the episode is over."""
+    async def _search(self, episode: Episode, original: str, shown: dict[str, str], tool: str, args: dict):
+        """(reply, the ids shown or None when nothing was searched) of a search call."""
+        query = str(args.get("query", "")).strip()
+        if not query:
+            return "The query is empty: give a query.", None
+        page = args.get("page", 1)
+        page = int(page) if isinstance(page, str) and page.isdigit() else page
+        if not isinstance(page, int) or not 1 <= page <= self.budget.max_page:
+            return f"page must be a whole number from 1 to {self.budget.max_page}.", None
+        n = self.budget.results_per_search
+        search = self.searcher.bm25 if tool == "search_bm25" else self.searcher.dense
+        ids = (await self._searched(search, query, page * n))[(page - 1) * n:]
+        episode.record("search", tool=tool, query=query, page=page,
+                       reformulation=query.casefold() != original.casefold(), hits=ids)
+        return self._results(ids, shown), ids
+
+    async def _run_tool(self, episode: Episode, original: str, shown: dict[str, str], call):
+        """Execute one tool call: (the tool's reply, whether the episode is over, the ids a search showed)."""
         args = call.arguments or {}
-        if call.name in ("search_bm25", "search_dense"):
-            query = str(args.get("query", "")).strip()
-            if not query:
-                return "The query is empty: give a query.", False
-            ids = self._search(call.name, query)
-            seen.update(ids)
-            episode.record("search", tool=call.name, query=query,
-                           reformulation=query.casefold() != original.casefold(), hits=ids)
-            return "\n".join(self._snippet(pid) for pid in ids) or "No results.", False
+        if call.name in SEARCH_TOOLS:
+            reply, ids = await self._search(episode, original, shown, call.name, args)
+            return reply, False, ids
         if call.name == "read_passage":
             pid = str(args.get("passage_id", "")).strip().strip("[]")
             text = self.passages.get(pid)
             episode.record("read", passage_id=pid, found=text is not None)
             if text is None:
-                return f"No passage has the id {pid!r}.", False
-            seen.add(pid)
-            return f"[{pid}] {text}", False
+                return f"No passage has the id {pid!r}.", False, None
+            shown.setdefault(pid, self._snippet_text(pid))
+            return f"[{pid}] {text}", False, None
         if call.name == "propose":
-            reply = self._propose(episode, seen, args.get("passage_ids", []))
-            return reply, len(episode.proposals) >= self.budget.max_proposals
+            reply = self._propose(episode, shown, args.get("passage_ids", []))
+            return reply, len(episode.proposals) >= self.budget.max_proposals, None
         if call.name == "finish":
-            return "Search finished.", True
-        return f"Unknown tool {call.name!r}.", False
+            return "Search finished.", True, None
+        return f"Unknown tool {call.name!r}.", False, None
 
+    def _cited_ids(self, text: str, shown: dict[str, str]) -> tuple[list[str], list[str]]:
+        """(ids the reply cites as its own judgment, ids it only copies from a results list)."""
+        cited, echoed = [], []
+        for match in _CITED.finditer(text):
+            pid = match.group(1)
+            snippet = shown.get(pid)
+            copy = snippet is not None and text[match.end():].lstrip().startswith(snippet[:ECHO_CHARS])
+            (echoed if copy else cited).append(pid)
+        return list(dict.fromkeys(cited)), list(dict.fromkeys(echoed))
+
+    def _fit_context(self, messages: list[dict], summaries: dict[int, str]) -> None:
+        """Collapse the oldest search results to their ids while the conversation is too long."""
+        size = sum(len(m.get("content") or "") for m in messages)
+        for i in sorted(summaries):
+            if size <= self.budget.max_context_chars:
+                break
+            old = messages[i]["content"]
+            messages[i] = {**messages[i], "content": summaries.pop(i)}
+            size -= len(old) - len(messages[i]["content"])
+
+    # -- an episode -----------------------------------------------------------------------------
     async def run(self, query_id: str, query: str) -> Episode:
+        async with self._episodes:
+            return await self._run(query_id, query)
+
+    async def _run(self, query_id: str, query: str) -> Episode:
         episode = Episode(query_id)
-        first = self._initial_results(query)
-        seen = set(first)
-        episode.record("search", tool="hybrid", query=query, reformulation=False, hits=first)
+        shown: dict[str, str] = {}
+        first = await self._searched(self.searcher.hybrid, query, self.budget.results_per_search)
+        episode.record("search", tool="hybrid", query=query, page=1, reformulation=False, hits=first)
         messages = [
             {"role": "system", "content": self.system.render()},
-            {"role": "user", "content": self.task.render(
-                query=query, results="\n".join(self._snippet(pid) for pid in first) or "No results.")},
+            {"role": "user", "content": self.task.render(query=query, results=self._results(first, shown))},
         ]
-        tool_calls = protocol_errors = 0
+        summaries: dict[int, str] = {}  # message index -> what a search result collapses to
+        tool_calls = 0
         for turn in range(self.budget.max_turns):
+            self._fit_context(messages, summaries)
             try:
                 result = await self.client.chat(messages, tools=TOOLS, stage=self.stage,
-                                                max_tokens=self.budget.max_action_tokens)
+                                                max_tokens=self.budget.max_action_tokens,
+                                                tool_choice=self.budget.tool_choice)
             except LLMCallError as error:
-                episode.record("llm_failure", turn=turn, reason=error.reason)
-                episode.end = "llm_failure"
+                episode.record("llm_failure", turn=turn, kind=getattr(error, "kind", None), reason=error.reason)
+                episode.end, episode.failure_kind = "llm_failure", getattr(error, "kind", None) or "unknown"
                 return episode
-            episode.record("model", turn=turn, text=result.text,
+            finish = getattr(result, "finish_reason", None)
+            episode.record("model", turn=turn, text=result.text, finish_reason=finish,
                            tool_calls=[{"name": c.name, "arguments": c.arguments} for c in result.tool_calls])
             if not result.tool_calls:
-                protocol_errors += 1
-                problem = result.protocol_error or "the reply called no tool"
-                episode.record("protocol_error", turn=turn, detail=problem)
-                cited = [pid for pid in dict.fromkeys(_CITED.findall(result.text)) if pid in seen]
-                if self.budget.accept_cited_ids and cited:
-                    self._propose(episode, seen, cited, cited=True)
-                    if len(episode.proposals) >= self.budget.max_proposals:
-                        episode.end = "proposal_budget"
-                        return episode
-                if protocol_errors > self.budget.max_protocol_errors:
-                    episode.end = "protocol_errors"
+                if await self._protocol_error(episode, result, finish, shown, messages, turn):
                     return episode
-                messages += [{"role": "assistant", "content": result.text},
-                             {"role": "user", "content": f"That was not a valid tool call ({problem}). "
-                                                         "Call one tool; to stop, call finish."}]
                 continue
-            call = result.tool_calls[0]  # one action a turn keeps the history readable for small models
-            tool_calls += 1
-            reply, done = self._run_tool(episode, query, seen, call)
-            messages += [
-                {"role": "assistant", "content": "", "tool_calls": [{
-                    "id": call.id, "type": "function",
-                    "function": {"name": call.name, "arguments": json.dumps(call.arguments)}}]},
-                {"role": "tool", "tool_call_id": call.id, "content": reply},
-            ]
-            if done:
-                episode.end = "finished" if call.name == "finish" else "proposal_budget"
-                return episode
-            if tool_calls >= self.budget.max_tool_calls:
-                episode.end = "tool_call_budget"
+            calls = result.tool_calls[: self.budget.max_calls_per_turn]
+            messages.append({"role": "assistant", "content": "", "tool_calls": [{
+                "id": c.id, "type": "function", "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
+                for c in calls]})
+            done = False
+            for call in calls:
+                tool_calls += 1
+                reply, done, ids = await self._run_tool(episode, query, shown, call)
+                if ids:
+                    summaries[len(messages)] = f"(search results shown earlier: {', '.join(ids)})"
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": reply})
+                if done:
+                    episode.end = "finished" if call.name == "finish" else "proposal_budget"
+                    break
+                if tool_calls >= self.budget.max_tool_calls:
+                    episode.end = "tool_call_budget"
+                    break
+            if len(result.tool_calls) > len(calls):
+                episode.record("calls_dropped", turn=turn, dropped=len(result.tool_calls) - len(calls))
+            if episode.end:
                 return episode
         episode.end = "turn_budget"
         return episode
 
+    async def _protocol_error(self, episode, result, finish, shown, messages, turn) -> bool:
+        """Record a reply that called no tool, tell the model, propose its cited ids; True ends the episode."""
+        episode.protocol_errors += 1
+        if finish == "length":
+            problem = (f"the reply was cut off at {self.budget.max_action_tokens} tokens before it finished; "
+                       "keep each action short")
+        else:
+            problem = result.protocol_error or "the reply called no tool"
+        episode.record("protocol_error", turn=turn, detail=problem)
+        if self.budget.accept_cited_ids:
+            cited, echoed = self._cited_ids(result.text, shown)
+            if echoed:
+                episode.record("echoed_ids", turn=turn, passage_ids=echoed)
+            if cited:
+                self._propose(episode, shown, cited, cited=True)
+                if len(episode.proposals) >= self.budget.max_proposals:
+                    episode.end = "proposal_budget"
+                    return True
+        if episode.protocol_errors > self.budget.max_protocol_errors:
+            episode.end = "protocol_errors"
+            return True
+        messages += [{"role": "assistant", "content": result.text},
+                     {"role": "user", "content": f"That was not a valid tool call ({problem}). "
+                                                 "Call a tool; to stop, call finish."}]
+        return False
+
     async def run_many(self, queries: list[tuple[str, str]]) -> list[Episode]:
-        return list(await asyncio.gather(*(self.run(qid, text) for qid, text in queries)))
+        try:
+            return list(await asyncio.gather(*(self.run(qid, text) for qid, text in queries)))
+        finally:
+            self._search_thread.shutdown(wait=False)
 
 
-AGENT_SCHEMA = pa.schema([("query_id", pa.string()), ("passage_id", pa.string()), ("agent_rank", pa.int32())])
+def episode_failures(episodes: list[Episode]) -> Failures:
+    failures = Failures("episodes", len(episodes))
+    for e in episodes:
+        if e.end == "llm_failure":
+            failures.add(e.failure_kind)
+    return failures
 
 
-def run_agent_search(shard, queries_path, collection_path, searcher, llm_settings, journal, budget: dict,
-                     system_prompt, task_prompt, out_proposals, out_trace, out_stats) -> dict:
+def run_agent_search(shard, queries_path, collection_path, searcher, prompts: dict, settings: dict, job: LLMJob,
+                     out_proposals, out_trace, out_stats) -> dict:
     """The agent_search rule: one episode per query of the shard; proposals, trace and stats out."""
     queries = TextStore.queries(queries_path)
     passages = TextStore.collection(collection_path)
     todo = [(qid, queries[qid]) for qid in read_id_list(shard)]
 
     async def episodes_of(client):
-        agent = SearchAgent(client, searcher, passages, Prompt(system_prompt), Prompt(task_prompt),
-                            AgentBudget(**budget))
+        agent = SearchAgent(client, searcher, passages, prompts["system"], prompts["task"],
+                            AgentBudget(**settings["budget"]), max_in_flight=job.settings.max_in_flight)
         return await agent.run_many(todo)
 
-    episodes, client = run_with_client(llm_settings, journal, episodes_of)
-    rows = [(e.query_id, pid, rank) for e in episodes for rank, pid in enumerate(e.proposals, start=1)]
+    episodes, client = run_with_client(job, episodes_of)
+    rows = [(e.query_id, pid, rank, pid in e.cited) for e in episodes for rank, pid in enumerate(e.proposals, 1)]
     write_parquet_atomic(pa.table({
         "query_id": [r[0] for r in rows], "passage_id": [r[1] for r in rows], "agent_rank": [r[2] for r in rows],
+        "cited": [r[3] for r in rows],
     }, schema=AGENT_SCHEMA), out_proposals)
     write_jsonl_atomic(out_trace, ({"query_id": e.query_id, "end": e.end, "proposals": e.proposals,
                                      "trace": e.trace} for e in episodes))
     ends: dict[str, int] = {}
     for e in episodes:
         ends[e.end] = ends.get(e.end, 0) + 1
+    failures = episode_failures(episodes)
     summary = {"queries": len(episodes), "with_proposals": sum(bool(e.proposals) for e in episodes),
-               "proposals": len(rows), "episode_ends": dict(sorted(ends.items()))}
-    write_stats(out_stats, "agent_search", client, **summary)
+               "proposals": len(rows), "cited_proposals": sum(r[3] for r in rows),
+               "echoed_ids": sum(len(ev["passage_ids"]) for e in episodes for ev in e.trace
+                                 if ev["event"] == "echoed_ids"),
+               "protocol_errors": sum(e.protocol_errors for e in episodes),
+               "episode_ends": dict(sorted(ends.items()))}
+    finish_job(job, out_stats, "agent_search", client, failures, **summary)
     return summary

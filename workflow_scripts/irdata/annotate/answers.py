@@ -1,7 +1,8 @@
 """Generated answers (train): the short answer WOOD scores, written from up to three proposals.
 
 Which three, a fixed rule: a query's agent proposals ordered by grade (3 first, ungraded last),
-then by agent_rank; the first three.
+then by agent_rank; the first three. A failed call or an empty reply leaves the query without an
+answer (and so without WOOD), counted by kind in the stats.
 """
 
 from __future__ import annotations
@@ -12,26 +13,36 @@ import pyarrow.parquet as pq
 
 from ..atomic import write_parquet_atomic
 from ..llm import LLMCallError
-from .common import read_parquet_frame, run_with_client, write_stats
+from ..shard_files import ANSWERS_SCHEMA
+from ..stage import Stage, canonical
+from .common import Failures, LLMJob, finish_job, llm_params, read_parquet_frame, run_with_client
 from .passages import TextStore
-from .prompts import Prompt
 
-ANSWER_SCHEMA = pa.schema([("query_id", pa.string()), ("answer", pa.string())])
 ANSWER_PASSAGES = 3
 
-def answer_passages(agent: pd.DataFrame, grades: pd.DataFrame) -> dict[str, list[str]]:
-    """Per query, the (up to) three proposals the answer is written from."""
+STAGE = Stage(
+    name="generate_answer",
+    script="workflow_scripts/generate_answer.py",
+    settings=lambda config, **_: canonical({
+        "llm": llm_params(config["llm"], "answer"), "max_tokens": config["annotation"]["answer_max_tokens"],
+        "passages": ANSWER_PASSAGES}),
+    prompts=lambda config, **_: {"answer": "prompts/answer.txt"},
+)
+
+
+def answer_passages(agent: pd.DataFrame, grades: pd.DataFrame, n: int = ANSWER_PASSAGES) -> dict[str, list[str]]:
+    """Per query, the (up to) n proposals the answer is written from."""
     graded = agent.merge(grades[grades["origin"] == "agent"][["query_id", "passage_id", "grade"]],
                          on=["query_id", "passage_id"], how="left")
     graded["order"] = -graded["grade"].astype("float64").fillna(-1)
     graded = graded.sort_values(["query_id", "order", "agent_rank"], kind="stable")
-    top = graded.groupby("query_id", sort=True).head(ANSWER_PASSAGES)
+    top = graded.groupby("query_id", sort=True).head(n)
     return {q: group["passage_id"].tolist() for q, group in top.groupby("query_id", sort=True)}
 
 
-async def generate_answers(client, chosen: dict[str, list[str]], queries: TextStore, passages: TextStore,
-                           prompt: Prompt, max_tokens: int, stage: str = "answer") -> tuple[pa.Table, list[dict]]:
-    """One answer per query; returns the answers table and the failures (query_id, reason)."""
+async def generate_answers(client, chosen: dict[str, list[str]], queries: TextStore, passages,
+                           prompt, max_tokens: int, stage: str = "answer") -> tuple[pa.Table, list[dict]]:
+    """One answer per query; returns the answers table and the failures (query_id, kind, reason)."""
     query_ids = sorted(chosen)
     conversations = [[{"role": "user", "content": prompt.render(
         query=queries[q],
@@ -41,27 +52,33 @@ async def generate_answers(client, chosen: dict[str, list[str]], queries: TextSt
     answers, failures = [], []
     for qid, result in zip(query_ids, results):
         if isinstance(result, LLMCallError):
-            failures.append({"query_id": qid, "reason": result.reason})
+            failures.append({"query_id": qid, "kind": getattr(result, "kind", None) or "unknown",
+                             "reason": result.reason})
         elif not result.text.strip():
-            failures.append({"query_id": qid, "reason": "empty answer"})
+            failures.append({"query_id": qid, "kind": "empty_answer", "reason": "the model wrote no answer"})
         else:
             answers.append((qid, " ".join(result.text.split())))
-    table = pa.table({"query_id": [a[0] for a in answers], "answer": [a[1] for a in answers]}, schema=ANSWER_SCHEMA)
+    table = pa.table({"query_id": [a[0] for a in answers], "answer": [a[1] for a in answers]},
+                     schema=ANSWERS_SCHEMA)
     return table, failures
 
 
-def run_generate_answers(agent_path, grades_path, queries_path, collection_path, llm_settings, journal,
-                         prompt_path, max_tokens, out_answers, out_stats) -> dict:
+def run_generate_answers(agent_path, grades_path, queries_path, collection_path, prompts: dict, settings: dict,
+                         job: LLMJob, out_answers, out_stats) -> dict:
     """The generate_answer rule: one answer per train query with proposals."""
     queries = TextStore.queries(queries_path)
     passages = TextStore.collection(collection_path)
-    chosen = answer_passages(read_parquet_frame(agent_path), pq.read_table(grades_path).to_pandas())
+    chosen = answer_passages(read_parquet_frame(agent_path), pq.read_table(grades_path).to_pandas(),
+                             settings["passages"])
 
     async def answers_of(client):
-        return await generate_answers(client, chosen, queries, passages, Prompt(prompt_path), max_tokens)
+        return await generate_answers(client, chosen, queries, passages, prompts["answer"], settings["max_tokens"])
 
-    (answers, failures), client = run_with_client(llm_settings, journal, answers_of)
+    (answers, failed), client = run_with_client(job, answers_of)
     write_parquet_atomic(answers, out_answers)
-    summary = {"queries": len(chosen), "answers": answers.num_rows, "failures": failures}
-    write_stats(out_stats, "generate_answer", client, **summary)
+    failures = Failures("queries", len(chosen))
+    for f in failed:
+        failures.add(f["kind"])
+    summary = {"queries": len(chosen), "answers": answers.num_rows, "failed_queries": failed}
+    finish_job(job, out_stats, "generate_answer", client, failures, **summary)
     return summary

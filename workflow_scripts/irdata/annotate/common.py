@@ -1,16 +1,75 @@
-"""Pieces every LLM rule shares: reading shard inputs, running a stage with a client, stats files."""
+"""Pieces every LLM rule shares: its LLM settings, running it with a client, failure counts and stats.
+
+Failures. Each stage counts its units (agent episodes, graded pairs, answered queries, WOOD
+proposals) and the ones that failed, by kind (the LLM layer's failure class: `timeout`, `http_500`,
+`unparseable`, ...). A failed call is never journaled as an answer, so running the job again retries
+exactly the failed calls. To make a plain `snakemake` rerun do that, each LLM rule has a param
+`retry` (`retry_generation`): it stays the same while the job's last run left no retryable failure
+and goes up by one when it left some, so Snakemake reruns that job (reason: params changed) and
+nothing else. Kinds in NOT_RETRIED come from the model's own answer (a journaled reply that does not
+parse) or from the request itself, and would fail the same way again.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import pandas as pd
 import pyarrow.parquet as pq
 
 from ..atomic import write_text_atomic
-from ..llm import make_client
+from ..llm import LLMSettings, load_settings, make_client
+from ..stage import Stage, canonical
 from ..tsv import read_trec_qrels
+
+log = logging.getLogger(__name__)
+
+NOT_RETRIED = frozenset({"unparseable", "misaligned", "unsupported_model", "protocol", "empty_answer",
+                         "http_400", "http_413", "http_422"})
+# keys of the `llm:` section that change no output: servers, transport, limits, caches
+CONNECTION_KEYS = ("base_urls", "transport", "api_key_env", "max_in_flight", "timeout_s", "max_retries",
+                   "backoff_s", "backoff_max_s", "threads", "journal_dir", "weights_cache_dir")
+
+
+def llm_params(llm_config: dict, stage: str) -> dict:
+    """The LLM settings that change the answers of `stage`: the `llm` part of a stage's settings."""
+    settings = load_settings(llm_config).for_stage(stage)
+    values = {k: v for k, v in vars(settings).items() if k not in CONNECTION_KEYS and k != "stages"}
+    return {"stage": stage, **values}
+
+
+def job_llm_settings(answer: dict, llm_config: dict) -> LLMSettings:
+    """The settings a job's client runs with: what changes answers from the job's params, the
+    connection (servers, timeouts, concurrency) from the config, where changing it reruns nothing."""
+    stage = answer["stage"]
+    overrides = (llm_config.get("stages") or {}).get(stage, {})
+    connection = {k: v for k, v in {**llm_config, **overrides}.items() if k in CONNECTION_KEYS}
+    return load_settings({**connection, **{k: v for k, v in answer.items() if k != "stage"}})
+
+
+@dataclass(frozen=True)
+class LLMJob:
+    """How one LLM job calls the model: its settings, its journal, its retry state and generation."""
+
+    settings: LLMSettings
+    journal: Path
+    retry_state: Path
+    generation: int
+
+
+def llm_job(snakemake) -> LLMJob:
+    """The LLM job of a rule script. Its params carry what changes answers (`settings["llm"]`), the
+    job name (`job`), its retry state path and generation (`retry_state`, `retry`). Only the
+    connection settings and the journal folder come from the config: they change no output."""
+    params, llm_config = snakemake.params, snakemake.config["llm"]
+    settings = job_llm_settings(params.settings["llm"], llm_config)
+    return LLMJob(settings, Path(settings.journal_dir) / f"{params.job}.jsonl", Path(params.retry_state),
+                  int(params.retry))
 
 
 def read_parquet_frame(path) -> pd.DataFrame:
@@ -22,10 +81,13 @@ def official_positives(qrels_path) -> pd.DataFrame:
     return qrels[qrels["relevance"] >= 1][["query_id", "passage_id"]]
 
 
-def run_with_client(llm_settings, journal, fn):
-    """Run `await fn(client)` with a fresh client; return (result, client) (the client is closed)."""
+def run_with_client(job: LLMJob | LLMSettings, fn):
+    """Run `await fn(client)` with a fresh client of `job` (journaled) or of bare settings (not
+    journaled); return (result, client) (the client is closed)."""
+    settings, journal = (job.settings, job.journal) if isinstance(job, LLMJob) else (job, None)
+
     async def go():
-        client = make_client(llm_settings, journal_path=journal)
+        client = make_client(settings, journal_path=journal)
         try:
             return await fn(client), client
         finally:
@@ -34,15 +96,78 @@ def run_with_client(llm_settings, journal, fn):
     return asyncio.run(go())
 
 
-def write_stats(path, stage: str, client, **summary) -> None:
-    record = {"stage": stage, "llm": client.stats.as_dict(), **summary}
+@dataclass
+class Failures:
+    """What one job counted: `total` units, the failed ones by kind."""
+
+    units: str
+    total: int = 0
+    by_kind: Counter = field(default_factory=Counter)
+
+    def add(self, kind: str | None) -> None:
+        self.by_kind[kind or "unknown"] += 1
+
+    @property
+    def failed(self) -> int:
+        return sum(self.by_kind.values())
+
+    @property
+    def retryable(self) -> int:
+        return sum(n for kind, n in self.by_kind.items() if kind not in NOT_RETRIED)
+
+    def as_dict(self) -> dict:
+        return {"units": self.units, "total": self.total, "failed": self.failed, "retryable": self.retryable,
+                "by_kind": dict(sorted(self.by_kind.items()))}
+
+
+def finish_job(job: LLMJob, path, stage: str, client, failures: Failures, **summary) -> None:
+    """The job's stats file (read by the release gate), its retry state and its log's closing line."""
+    record = {"stage": stage, "failures": failures.as_dict(), "llm": client.stats.as_dict(), **summary}
     write_text_atomic(path, json.dumps(record, indent=2, sort_keys=True) + "\n")
+    log.info("%s: %d %s, %d failed %s; llm calls %d, journal hits %d, retries %d", stage, failures.total,
+             failures.units, failures.failed, dict(sorted(failures.by_kind.items())), client.stats.calls,
+             client.stats.journal_hits, client.stats.retries)
+    record_retry_state(job.retry_state, job.generation, failures)
 
 
-def write_llm_identity(llm_settings, out_path) -> dict:
+def retry_generation(path) -> int:
+    """The `retry` param of an LLM job whose retry state is `path` (see the module doc)."""
+    path = Path(path)
+    if not path.exists():
+        return 0
+    state = json.loads(path.read_text(encoding="utf-8"))
+    return state["generation"] + (1 if state["retryable"] else 0)
+
+
+def record_retry_state(path, generation: int, failures: Failures) -> None:
+    """After a job: the generation it ran as and whether it left failures that a rerun would retry."""
+    path = Path(path)
+    if generation == 0 and not failures.retryable:
+        path.unlink(missing_ok=True)  # the common case leaves no file behind
+        return
+    write_text_atomic(path, json.dumps({"generation": generation, "retryable": failures.retryable,
+                                        "by_kind": dict(sorted(failures.by_kind.items()))}, sort_keys=True) + "\n")
+
+
+def write_llm_identity(settings: dict, llm_config: dict, out_path) -> dict:
+    """The model and server identity of every LLM stage (MANIFEST.json's `llm`): the default
+    settings, and each stage that overrides them."""
     async def identity(client):
         return client.identity()
 
-    value, _ = run_with_client(llm_settings, None, identity)
-    write_text_atomic(out_path, json.dumps(value, indent=2, sort_keys=True) + "\n")
-    return value
+    value = {}
+    for name, answer in settings["llm"].items():
+        value[name], _ = run_with_client(job_llm_settings(answer, llm_config), identity)
+    record = value.pop("default")
+    if value:
+        record["stages"] = value
+    write_text_atomic(out_path, json.dumps(record, indent=2, sort_keys=True) + "\n")
+    return record
+
+
+IDENTITY_STAGE = Stage(
+    name="llm_identity",
+    script="workflow_scripts/llm_identity.py",
+    settings=lambda config, **_: canonical({"llm": {
+        name: llm_params(config["llm"], name) for name in ["default", *config["llm"].get("stages", {})]}}),
+)

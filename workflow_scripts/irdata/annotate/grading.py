@@ -1,86 +1,153 @@
 """Grading: a separate LLM call per (query, passage), without the search history, on the card's 0-3 scale.
 
-Train pairs see the query and the passage (`query_only`); dev pairs also see the reference answer as
-a fallible hint (`answer_hinted`). Official positives are graded by the same rule as the proposals of
-their split: on train all of them get their own `official` row (a passage that is both keeps both
-rows); on dev only those the agent did not propose. A reply that never parses keeps grade null and
-its failure reason: it is counted, never stored as a grade.
+How a split's pairs are graded is a grading mode, chosen in the config (`annotation.grading`, by
+split) from the registry GRADING_MODES: the prompt it fills and the data it sees. `query_only` sees
+the query and the passage (train); `answer_hinted` also sees the reference answers as a fallible hint
+(dev). A new mode is one registry entry, its prompt file and the config key that selects it.
+
+Official positives are graded by the same mode as the proposals of their split: on train all of them
+get their own `official` row (a passage that is both keeps both rows); on dev only those the agent did
+not propose. A reply that never parses keeps grade null with its failure kind and reason: counted,
+never stored as a grade.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 
 from ..atomic import write_parquet_atomic
+from ..grade_scale import CHOICES
 from ..msmarco_inputs import read_reference_answers
+from ..shard_files import GRADES_SCHEMA
 from ..shards import read_id_list
-from .common import official_positives, read_parquet_frame, run_with_client, write_stats
+from ..stage import Stage, canonical
+from .common import Failures, LLMJob, finish_job, llm_params, official_positives, read_parquet_frame, run_with_client
 from .passages import TextStore
-from .prompts import Prompt
-
-GRADE_SCHEMA = pa.schema([
-    ("query_id", pa.string()), ("passage_id", pa.string()), ("origin", pa.string()),
-    ("grade", pa.int8()), ("failure", pa.string()),
-])
-GRADING = {"train": "query_only", "dev": "answer_hinted"}
 
 
-def pairs_to_grade(split: str, shard_ids: list[str], agent: pd.DataFrame, official: pd.DataFrame) -> pd.DataFrame:
+@dataclass(frozen=True)
+class GradingMode:
+    name: str
+    prompt: str  # template, relative to the workflow folder
+    description: str  # for the dataset card: what the grading call sees
+    sees_answers: bool = False  # the reference answers fill the prompt's {answers}
+
+
+GRADING_MODES = {mode.name: mode for mode in [
+    GradingMode("query_only", "prompts/grade_query_only.txt", "only the query and the passage"),
+    GradingMode("answer_hinted", "prompts/grade_answer_hinted.txt",
+                "also the MS MARCO reference answer, as a fallible hint; other correct answers count",
+                sees_answers=True),
+]}
+# which official positives get their own row: the card's rule per split
+OFFICIAL_ROWS = {"train": "all", "dev": "not_proposed"}
+
+
+def grading_mode(config: dict, split: str) -> GradingMode:
+    name = config["annotation"]["grading"][split]
+    if name not in GRADING_MODES:
+        raise ValueError(f"annotation.grading.{split}: unknown grading mode {name!r}; known: {sorted(GRADING_MODES)}")
+    mode = GRADING_MODES[name]
+    if mode.sees_answers and split != "dev":
+        raise ValueError(f"annotation.grading.{split}: mode {name!r} needs reference answers, which only dev has")
+    return mode
+
+
+STAGE = Stage(
+    name="grade",
+    script="workflow_scripts/grade.py",
+    settings=lambda config, split, **_: canonical({
+        "llm": llm_params(config["llm"], "grade"), "mode": grading_mode(config, split).name,
+        "sees_answers": grading_mode(config, split).sees_answers, "official_rows": OFFICIAL_ROWS[split]}),
+    prompts=lambda config, split, **_: {"grade": grading_mode(config, split).prompt},
+)
+
+
+def pairs_to_grade(official_rows: str, shard_ids: list[str], agent: pd.DataFrame,
+                   official: pd.DataFrame) -> pd.DataFrame:
     """Rows (query_id, passage_id, origin) to grade for one shard, agent rows first, in a fixed order.
 
-    `agent` has query_id, passage_id, agent_rank; `official` has query_id, passage_id (positives).
+    `agent` has query_id, passage_id, agent_rank; `official` has query_id, passage_id (positives);
+    official_rows: "all" or "not_proposed" (OFFICIAL_ROWS).
     """
     in_shard = set(shard_ids)
     agent_rows = agent.sort_values(["query_id", "agent_rank"], kind="stable")[["query_id", "passage_id"]]
-    official_rows = official[official["query_id"].isin(in_shard)][["query_id", "passage_id"]]
-    if split == "dev":
+    official_rows_ = official[official["query_id"].isin(in_shard)][["query_id", "passage_id"]]
+    if official_rows == "not_proposed":
         proposed = pd.MultiIndex.from_frame(agent_rows)
-        official_rows = official_rows[~pd.MultiIndex.from_frame(official_rows).isin(proposed)]
-    official_rows = official_rows.sort_values(["query_id", "passage_id"], kind="stable")
-    return pd.concat([agent_rows.assign(origin="agent"), official_rows.assign(origin="official")],
+        official_rows_ = official_rows_[~pd.MultiIndex.from_frame(official_rows_).isin(proposed)]
+    official_rows_ = official_rows_.sort_values(["query_id", "passage_id"], kind="stable")
+    return pd.concat([agent_rows.assign(origin="agent"), official_rows_.assign(origin="official")],
                      ignore_index=True)
 
 
-def grading_messages(split: str, prompt: Prompt, query: str, passage: str, answers: list[str] | None) -> list[dict]:
-    if split == "dev":
-        hint = " | ".join(answers) if answers else "(none given)"
-        return [{"role": "user", "content": prompt.render(query=query, passage=passage, answers=hint)}]
-    return [{"role": "user", "content": prompt.render(query=query, passage=passage)}]
+def grading_messages(prompt, query: str, passage: str, answers: list[str] | None, sees_answers: bool) -> list[dict]:
+    values = {"query": query, "passage": passage}
+    if sees_answers:
+        values["answers"] = " | ".join(answers) if answers else "(none given)"
+    return [{"role": "user", "content": prompt.render(**values)}]
 
 
-async def grade_pairs(client, split: str, pairs: pd.DataFrame, queries: TextStore, passages: TextStore,
-                      prompt: Prompt, answers: dict[str, list[str]] | None = None, stage: str = "grade") -> pa.Table:
-    """Grade every pair; returns the grades table (GRADE_SCHEMA) in the order of `pairs`."""
-    conversations = [
-        grading_messages(split, prompt, queries[q], passages[p], (answers or {}).get(q))
-        for q, p in zip(pairs["query_id"], pairs["passage_id"])
-    ]
-    results = await client.grade_many(conversations, choices=("0", "1", "2", "3"), stage=stage)
+def _probability(result) -> float | None:
+    """The model's probability of its grade among the choices, when the backend gave choice log-probs."""
+    logprobs = getattr(result, "choice_logprobs", None)
+    if not logprobs or result.label is None:
+        return None
+    values = np.array([logprobs.get(c, -np.inf) for c in CHOICES], dtype=np.float64)
+    p = np.exp(values - values.max())
+    return float(p[CHOICES.index(result.label)] / p.sum())
+
+
+async def grade_pairs(client, pairs: pd.DataFrame, queries: TextStore, passages, prompt, sees_answers: bool,
+                      answers: dict[str, list[str]] | None = None, stage: str = "grade") -> pa.Table:
+    """Grade every pair; returns the grades table (shard_files.GRADES_SCHEMA) in the order of `pairs`."""
+    conversations = [grading_messages(prompt, queries[q], passages[p], (answers or {}).get(q), sees_answers)
+                     for q, p in zip(pairs["query_id"], pairs["passage_id"])]
+    results = await client.grade_many(conversations, choices=CHOICES, stage=stage)
+    failed = [r.label is None for r in results]
     return pa.table({
         "query_id": pairs["query_id"].tolist(),
         "passage_id": pairs["passage_id"].tolist(),
         "origin": pairs["origin"].tolist(),
         "grade": pa.array([None if r.label is None else int(r.label) for r in results], pa.int8()),
-        "failure": pa.array([r.failure if r.label is None else None for r in results], pa.string()),
-    }, schema=GRADE_SCHEMA)
+        "grade_path": pa.array([None if f else getattr(r, "path", None) for r, f in zip(results, failed)],
+                               pa.string()),
+        "grade_probability": pa.array([_probability(r) for r in results], pa.float32()),
+        "failure_kind": pa.array([getattr(r, "failure_kind", None) or "unknown" if f else None
+                                  for r, f in zip(results, failed)], pa.string()),
+        "failure": pa.array([r.failure or "no reason given" if f else None for r, f in zip(results, failed)],
+                            pa.string()),
+    }, schema=GRADES_SCHEMA)
 
 
-def run_grade(split, shard, agent_path, queries_path, collection_path, qrels_path, answers_path,
-              llm_settings, journal, prompt_path, out_grades, out_stats) -> dict:
+def _counts(column: pd.Series) -> dict[str, int]:
+    return {str(k): int(v) for k, v in column.dropna().value_counts().sort_index().items()}
+
+
+def run_grade(shard, agent_path, queries_path, collection_path, qrels_path, answers_path, prompts: dict,
+              settings: dict, job: LLMJob, out_grades, out_stats) -> dict:
     """The grade rule: every proposal and official positive of the shard, graded once."""
     queries = TextStore.queries(queries_path)
     passages = TextStore.collection(collection_path)
-    pairs = pairs_to_grade(split, read_id_list(shard), read_parquet_frame(agent_path), official_positives(qrels_path))
-    answers = read_reference_answers(answers_path) if split == "dev" else None
+    pairs = pairs_to_grade(settings["official_rows"], read_id_list(shard), read_parquet_frame(agent_path),
+                           official_positives(qrels_path))
+    answers = read_reference_answers(answers_path) if settings["sees_answers"] else None
 
     async def grades_of(client):
-        return await grade_pairs(client, split, pairs, queries, passages, Prompt(prompt_path), answers)
+        return await grade_pairs(client, pairs, queries, passages, prompts["grade"], settings["sees_answers"],
+                                 answers)
 
-    grades, client = run_with_client(llm_settings, journal, grades_of)
+    grades, client = run_with_client(job, grades_of)
     write_parquet_atomic(grades, out_grades)
     frame = grades.to_pandas()
-    summary = {"grading": GRADING[split], "pairs": len(frame), "failed": int(frame["grade"].isna().sum()),
-               "grades": {str(int(k)): int(v) for k, v in frame["grade"].dropna().value_counts().sort_index().items()}}
-    write_stats(out_stats, "grade", client, **summary)
+    failures = Failures("pairs", len(frame))
+    for kind in frame["failure_kind"].dropna():
+        failures.add(kind)
+    summary = {"grading": settings["mode"], "pairs": len(frame), "grades": _counts(frame["grade"]),
+               "grade_paths": _counts(frame["grade_path"])}
+    finish_job(job, out_stats, "grade", client, failures, **summary)
     return summary

@@ -2,8 +2,13 @@
 
 WOOD of a proposal = mean log p(answer token | passage, query) - mean log p(answer token | query),
 over the generated answer's tokens, each side's mean taken over its own tokenisation of the answer
-(they can differ at the boundary). Null when either side is missing or not finite, or the query
-has no answer.
+(they can differ at the boundary). The answer is scored where the model would write it: on its own
+line after the prompt's closing "Answer:" (context = prompt + "\n", continuation = the answer as
+generated), so its first token is not an unnatural " " after a newline.
+
+Null when the query has no answer (not available), when a value is not finite, or when a
+log-likelihood call failed: then the row's failure_kind and failure say why, so a null from a
+failure is never mistaken for "not available".
 """
 
 from __future__ import annotations
@@ -15,11 +20,18 @@ import pyarrow as pa
 
 from ..atomic import write_parquet_atomic
 from ..llm import LLMCallError
-from .common import read_parquet_frame, run_with_client, write_stats
+from ..shard_files import WOOD_SCHEMA
+from ..stage import Stage, canonical
+from .common import Failures, LLMJob, finish_job, llm_params, read_parquet_frame, run_with_client
 from .passages import TextStore
-from .prompts import Prompt
 
-WOOD_SCHEMA = pa.schema([("query_id", pa.string()), ("passage_id", pa.string()), ("wood", pa.float64())])
+STAGE = Stage(
+    name="wood",
+    script="workflow_scripts/wood.py",
+    settings=lambda config, **_: canonical({"llm": llm_params(config["llm"], "wood")}),
+    prompts=lambda config, **_: {"with_passage": "prompts/wood_with_passage.txt",
+                                 "query_only": "prompts/wood_query_only.txt"},
+)
 
 
 def _mean(logprobs) -> float | None:
@@ -29,40 +41,50 @@ def _mean(logprobs) -> float | None:
     return value if math.isfinite(value) else None
 
 
+def _failure(result) -> tuple[str, str] | None:
+    if isinstance(result, LLMCallError):
+        return getattr(result, "kind", None) or "unknown", result.reason
+    return None
+
+
 async def wood_scores(client, agent: pd.DataFrame, answers: dict[str, str], queries: TextStore,
-                      passages: TextStore, with_passage: Prompt, query_only: Prompt,
-                      stage: str = "wood") -> tuple[pa.Table, int]:
-    """WOOD for every agent proposal, in the order of `agent`; returns the table and the failed calls."""
+                      passages, with_passage, query_only, stage: str = "wood") -> pa.Table:
+    """WOOD for every agent proposal, in the order of `agent` sorted by (query, agent_rank)."""
     rows = agent.sort_values(["query_id", "agent_rank"], kind="stable")
     scored = rows[rows["query_id"].isin(answers.keys())]
     base_ids = sorted(set(scored["query_id"]))
-    continuation = {q: " " + answers[q] for q in base_ids}
-    pairs = [(query_only.render(query=queries[q]) + "\n", continuation[q]) for q in base_ids]
-    pairs += [(with_passage.render(query=queries[q], passage=passages[p]) + "\n", continuation[q])
+    pairs = [(query_only.render(query=queries[q]) + "\n", answers[q]) for q in base_ids]
+    pairs += [(with_passage.render(query=queries[q], passage=passages[p]) + "\n", answers[q])
               for q, p in zip(scored["query_id"], scored["passage_id"])]
     logprobs = await client.loglikelihood_many(pairs, stage=stage, on_error="return")
-    failed = sum(isinstance(x, LLMCallError) for x in logprobs)
-    base = dict(zip(base_ids, (_mean(x) for x in logprobs[: len(base_ids)])))
-    with_mean = {(q, p): _mean(x) for q, p, x in
-                 zip(scored["query_id"], scored["passage_id"], logprobs[len(base_ids):])}
+    base = dict(zip(base_ids, logprobs[: len(base_ids)]))
+    with_passage_results = dict(zip(zip(scored["query_id"], scored["passage_id"]), logprobs[len(base_ids):]))
 
-    def score(q, p):
-        a, b = with_mean.get((q, p)), base.get(q)
-        if a is None or b is None:
-            return None
-        value = a - b
-        return value if math.isfinite(value) else None
-
-    table = pa.table({
+    values, kinds, reasons = [], [], []
+    for q, p in zip(rows["query_id"], rows["passage_id"]):
+        if q not in answers:
+            values.append(None), kinds.append(None), reasons.append(None)
+            continue
+        a, b = with_passage_results[(q, p)], base[q]
+        failure = _failure(a) or _failure(b)
+        if failure is not None:
+            values.append(None), kinds.append(failure[0]), reasons.append(failure[1])
+            continue
+        mean_a, mean_b = _mean(a), _mean(b)
+        value = None if mean_a is None or mean_b is None else mean_a - mean_b
+        values.append(value if value is not None and math.isfinite(value) else None)
+        kinds.append(None), reasons.append(None)
+    return pa.table({
         "query_id": rows["query_id"].tolist(),
         "passage_id": rows["passage_id"].tolist(),
-        "wood": pa.array([score(q, p) for q, p in zip(rows["query_id"], rows["passage_id"])], pa.float64()),
+        "wood": pa.array(values, pa.float64()),
+        "failure_kind": pa.array(kinds, pa.string()),
+        "failure": pa.array(reasons, pa.string()),
     }, schema=WOOD_SCHEMA)
-    return table, failed
 
 
-def run_wood(agent_path, answers_path, queries_path, collection_path, llm_settings, journal,
-             with_passage_prompt, query_only_prompt, out_wood, out_stats) -> dict:
+def run_wood(agent_path, answers_path, queries_path, collection_path, prompts: dict, settings: dict, job: LLMJob,
+             out_wood, out_stats) -> dict:
     """The wood rule: WOOD for every train proposal of the shard."""
     queries = TextStore.queries(queries_path)
     passages = TextStore.collection(collection_path)
@@ -71,10 +93,16 @@ def run_wood(agent_path, answers_path, queries_path, collection_path, llm_settin
 
     async def wood_of(client):
         return await wood_scores(client, read_parquet_frame(agent_path), answer_of, queries, passages,
-                                 Prompt(with_passage_prompt), Prompt(query_only_prompt))
+                                 prompts["with_passage"], prompts["query_only"])
 
-    (wood, failed_calls), client = run_with_client(llm_settings, journal, wood_of)
+    wood, client = run_with_client(job, wood_of)
     write_parquet_atomic(wood, out_wood)
-    summary = {"proposals": wood.num_rows, "null_wood": wood.column("wood").null_count, "failed_calls": failed_calls}
-    write_stats(out_stats, "wood", client, **summary)
+    frame = wood.to_pandas()
+    # the unit is a proposal: a failed query-only call fails every proposal of its query
+    failures = Failures("proposals", len(frame))
+    for kind in frame["failure_kind"].dropna():
+        failures.add(kind)
+    summary = {"proposals": len(frame), "null_wood": int(frame["wood"].isna().sum()),
+               "not_available": int((frame["wood"].isna() & frame["failure_kind"].isna()).sum())}
+    finish_job(job, out_stats, "wood", client, failures, **summary)
     return summary

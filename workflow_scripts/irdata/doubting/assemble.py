@@ -32,6 +32,7 @@ import pyarrow.parquet as pq
 
 from ..atomic import atomic_path, write_lines_atomic, write_text_atomic
 from ..errors import InputError
+from ..shard_files import SPLIT_FILES, shard_file
 from ..shards import read_id_list
 from ..tsv import read_trec_qrels
 from . import intermediate as im
@@ -66,7 +67,6 @@ SCHEMAS = {
 # (config, split) pairs of the package, in card order; the first config is the default
 CONFIG_SPLITS = [("qrels", "train"), ("qrels", "dev"), ("judgments", "train"), ("judgments", "dev"),
                  ("train_queries", "train"), ("dev_queries", "dev"), ("generated_answers", "train")]
-GRADING = {"train": "query_only", "dev": "answer_hinted"}
 DATA_FILES = {cs: f"{cs[0]}/{cs[1]}.parquet" for cs in CONFIG_SPLITS}
 TREC_STRICT = "trec/dev.strict.qrels"
 ID_FILES = {"train_collection": "ids/train_collection.txt", "train_excluded": "ids/train_excluded.tsv",
@@ -192,15 +192,16 @@ def _check_partition(split: str, shard_ids: list[pa.Array], shard_paths: list[Sh
                          "rerun shard_queries")
 
 
-def _failures(split, origin, table: pa.Table, grade, failure) -> list[dict]:
+def _failures(split, origin, table: pa.Table, grade, kind, failure) -> list[dict]:
     failed = pc.is_null(grade)
     if not pc.any(failed).as_py():
         return []
     q = table.column("query_id").filter(failed).to_pylist()
     p = table.column("passage_id").filter(failed).to_pylist()
+    k = _a(kind).filter(failed).to_pylist()
     f = _a(failure).filter(failed).to_pylist()
-    return [{"split": split, "origin": origin, "query_id": a, "passage_id": b, "failure": c if c else "unknown"}
-            for a, b, c in zip(q, p, f)]
+    return [{"split": split, "origin": origin, "query_id": a, "passage_id": b, "kind": c or "unknown",
+             "failure": d or "unknown"} for a, b, c, d in zip(q, p, k, f)]
 
 
 class _SplitStats:
@@ -212,8 +213,10 @@ class _SplitStats:
         self.c = dict(agent_pairs=0, official_rows=0, official_also_proposed=0, wood_null=0, grade3_agent=0,
                       max_agent_rank=0, proposals_ungraded=0, queries_with_proposals=0, answers=0,
                       agent_queries_without_answer=0, selected_wood=0, selected_fallback=0, selected_none=0,
-                      fallback_with_official_grade=0, fallback_with_agent_grade=0, strict_pairs=0)
+                      fallback_with_official_grade=0, fallback_with_agent_grade=0, strict_pairs=0,
+                      cited_proposals=0, wood_failed=0)
         self.batches: dict[str, int] = {}
+        self.grade_paths: dict[str, int] = {}
         self.failures: list[dict] = []
         self.strict_ids: list[pa.Array] = []
 
@@ -226,6 +229,8 @@ class _SplitStats:
             self.c[k] = max(self.c[k], v) if k == "max_agent_rank" else self.c[k] + v
         for k, v in other.batches.items():
             self.batches[k] = self.batches.get(k, 0) + v
+        for k, v in other.grade_paths.items():
+            self.grade_paths[k] = self.grade_paths.get(k, 0) + v
         self.failures += other.failures
         self.strict_ids += other.strict_ids
 
@@ -237,7 +242,7 @@ class _Output(list):
         self.append((config, split, table))
 
 
-def _process_shard(split, paths: ShardPaths, shard_ids, official: pa.Table, batches: Batches,
+def _process_shard(split, grading: str, paths: ShardPaths, shard_ids, official: pa.Table, batches: Batches,
                    writers: _Output, st: _SplitStats):
     """Validate one shard's files, write its rows of every config, add to the split's statistics."""
     nq = len(shard_ids)
@@ -268,14 +273,21 @@ def _process_shard(split, paths: ShardPaths, shard_ids, official: pa.Table, batc
                         "an origin=official grade row", what)
     gi = im.lookup(a_key, ga_key)
     a_grade = im.take(g_agent.column("grade"), gi)
-    st.failures += _failures(split, "agent", agent, a_grade, im.take(g_agent.column("failure"), gi))
-    st.failures += _failures(split, "official", g_off, g_off.column("grade"), g_off.column("failure"))
+    st.failures += _failures(split, "agent", agent, a_grade, im.take(g_agent.column("failure_kind"), gi),
+                             im.take(g_agent.column("failure"), gi))
+    st.failures += _failures(split, "official", g_off, g_off.column("grade"), g_off.column("failure_kind"),
+                             g_off.column("failure"))
+    st.c["cited_proposals"] += int(pc.sum(agent.column("cited")).as_py() or 0)
+    for entry in pc.value_counts(grades.column("grade_path").drop_null()).to_pylist():
+        st.grade_paths[entry["values"]] = st.grade_paths.get(entry["values"], 0) + entry["counts"]
     if wood is not None:
         w_key = w_qpos * n_codes + codes[3]
         im.check_unique(paths.wood, w_key, wood, ("query_id", "passage_id"))
         im.check_same_pairs(paths.wood, "passage_id", w_key, wood, a_key, agent, "a WOOD row",
                             f"an agent proposal of {paths.agent}")
-        a_wood = im.take(wood.column("wood"), im.lookup(a_key, w_key))
+        w_rows = im.lookup(a_key, w_key)
+        a_wood = im.take(wood.column("wood"), w_rows)
+        a_wood_failed = pc.is_valid(im.take(wood.column("failure_kind"), w_rows)).to_numpy(zero_copy_only=False)
     else:
         a_wood = _null(len(a_key), F64)
     rank_all = agent.column("agent_rank").to_numpy()
@@ -313,7 +325,7 @@ def _process_shard(split, paths: ShardPaths, shard_ids, official: pa.Table, batc
         "passage_id": pa.concat_arrays([_a(ag.column("passage_id")), _a(of.column("passage_id"))]),
         "origin": pa.concat_arrays([pa.repeat("agent", n_a).cast(S), pa.repeat("official", n_o).cast(S)]),
         "grade": pa.concat_arrays([ag_grade, of_grade]),
-        "grading": pa.repeat(GRADING[split], n_a + n_o).cast(S),
+        "grading": pa.repeat(grading, n_a + n_o).cast(S),
         "agent_rank": pa.concat_arrays([_a(ag.column("agent_rank")), _null(n_o, I32)]),
         "wood": pa.concat_arrays([ag_wood, _null(n_o, F64)]),
         "train_eligible": pa.concat_arrays([elig_arr, _null(n_o, B)]),
@@ -344,6 +356,7 @@ def _process_shard(split, paths: ShardPaths, shard_ids, official: pa.Table, batc
 
     if split == "train":
         st.c["wood_null"] += int((~wood_valid).sum())
+        st.c["wood_failed"] += int(a_wood_failed[gm].sum())
         st.c["grade3_agent"] += int((g == 3).sum())
         n_elig = _bincount(ag_qpos, nq, elig)
         n_elig3 = _bincount(ag_qpos, nq, elig & (g == 3))
@@ -436,12 +449,12 @@ def _summary(values: list[np.ndarray]) -> np.ndarray:
     return np.concatenate(values) if values else np.zeros(0, np.int32)
 
 
-def _shard_results(split, paths, shard_ids, official, batches, threads: int):
+def _shard_results(split, grading, paths, shard_ids, official, batches, threads: int):
     """(tables, stats) of every shard in shard order; up to `threads` shards are processed at once
     (pyarrow and numpy release the GIL) and at most threads + 1 results wait to be written."""
     def run(i):
         out, st = _Output(), _SplitStats()
-        _process_shard(split, paths[i], shard_ids[i], official.shard(i), batches, out, st)
+        _process_shard(split, grading, paths[i], shard_ids[i], official.shard(i), batches, out, st)
         return out, st
 
     if threads <= 1:
@@ -459,7 +472,7 @@ def _shard_results(split, paths, shard_ids, official, batches, threads: int):
 
 
 def assemble(out_dir, ids: dict, shards: dict[str, list[ShardPaths]], train_qrels, dev_qrels,
-             acquisition_batches: dict, threads: int | None = None) -> dict:
+             acquisition_batches: dict, grading: dict[str, str], threads: int | None = None) -> dict:
     """Build every assembled file under `out_dir` (see `assembled_files`); return the stats written.
 
     The output does not depend on `threads` (default: the CPUs this process may use, at most 4).
@@ -485,7 +498,8 @@ def assemble(out_dir, ids: dict, shards: dict[str, list[ShardPaths]], train_qrel
             official = OfficialQrels(qrels_path, shard_ids)
             batches = Batches.from_config(acquisition_batches[split], split)
             st = _SplitStats()
-            for i, (out, shard_st) in enumerate(_shard_results(split, paths, shard_ids, official, batches, threads)):
+            for i, (out, shard_st) in enumerate(_shard_results(split, grading[split], paths, shard_ids, official,
+                                                                     batches, threads)):
                 for config, split_, table in out:
                     writers.write(config, split_, table)
                 st.merge(shard_st)
@@ -539,11 +553,14 @@ def _split_summary(split: str, st: _SplitStats, n_queries: int, n_official_posit
         "max_agent_rank": st.c["max_agent_rank"],
         "proposals_without_grade": st.c["proposals_ungraded"],
         "grading_failure_count": len(st.failures),
+        "cited_proposals": st.c["cited_proposals"],
+        "grade_paths": dict(sorted(st.grade_paths.items())),
     }
     if split == "train":
         n_elig, n_elig3 = pq_["n_eligible"], pq_["n_eligible_grade3"]
         out.update({
             "wood_null": st.c["wood_null"],
+            "wood_null_failed": st.c["wood_failed"],
             "positive_pairs": int(n_elig.sum()),
             "positive_queries": int((n_elig > 0).sum()),
             "positive_mean_per_query": float(n_elig.mean()) if len(n_elig) else 0.0,
@@ -573,15 +590,11 @@ def _split_summary(split: str, st: _SplitStats, n_queries: int, n_official_posit
     return out
 
 
-def shard_paths_for(work: str, split: str, shard_files: list[str]) -> list[ShardPaths]:
-    """The intermediate paths of each shard list file `.../shards/{split}/{NNNN}.txt`."""
-    out = []
-    for f in shard_files:
-        shard = Path(f).stem
-        base = Path(work)
-        out.append(ShardPaths(
-            ids=str(f), agent=str(base / "agent" / split / f"{shard}.parquet"),
-            grades=str(base / "grades" / split / f"{shard}.parquet"),
-            answers=str(base / "answers" / split / f"{shard}.parquet") if split == "train" else None,
-            wood=str(base / "wood" / split / f"{shard}.parquet") if split == "train" else None))
-    return out
+def shard_paths_for(work: str, split: str, n_shards: int) -> list[ShardPaths]:
+    """The per-shard files of a split (irdata/shard_files.py's layout), in shard order."""
+    has = SPLIT_FILES[split]
+    return [ShardPaths(ids=shard_file(work, "ids", split, i), agent=shard_file(work, "agent", split, i),
+                       grades=shard_file(work, "grades", split, i),
+                       answers=shard_file(work, "answers", split, i) if "answers" in has else None,
+                       wood=shard_file(work, "wood", split, i) if "wood" in has else None)
+            for i in range(n_shards)]

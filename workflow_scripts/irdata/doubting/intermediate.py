@@ -1,24 +1,8 @@
-"""The per-shard intermediate files that the LLM stages write and `assemble` reads.
-
-Per split (`train`, `dev`) and shard `NNNN` (shards partition the queries; all rows of a query are
-in its shard; the shard's query ids are `work/doubting/shards/{split}/{shard}.txt`):
-
-- `agent/{split}/{shard}.parquet`: query_id string, passage_id string, agent_rank int32 (1-based
-  position in the proposal list). (query_id, passage_id) and (query_id, agent_rank) are unique.
-  A query without a valid proposal has no row.
-- `grades/{split}/{shard}.parquet`: query_id string, passage_id string, origin string
-  (`agent`|`official`), grade int8 nullable (0-3; null: the grading call failed after retries),
-  failure string nullable (the reason). (query_id, passage_id, origin) is unique. Rows: exactly
-  one `agent` row per agent proposal; `official` rows for the official positives of the shard's
-  queries: on train all of them, on dev exactly those the agent did not propose.
-- `answers/train/{shard}.parquet`: query_id string, answer string (not null); at most one row per
-  query, only for queries with agent proposals.
-- `wood/train/{shard}.parquet`: query_id string, passage_id string, wood float64 nullable (null:
-  not finite; NaN and infinities are read as null); exactly one row per train agent proposal.
+"""Readers of the per-shard files the LLM stages write (formats and layout: irdata/shard_files.py).
 
 Every reader checks the columns and types (integer widths may be narrower or wider and are cast
-when the values fit; `large_string` is accepted for string) and the row rules above, and raises
-`InputError` naming the file, the column and the first offending value.
+when the values fit; `large_string` is accepted for string) and the row rules of shard_files.py, and
+raises `InputError` naming the file, the column and the first offending value.
 """
 
 from __future__ import annotations
@@ -31,18 +15,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..errors import InputError
-
-STRING = pa.string()
-
-AGENT_SCHEMA = pa.schema([("query_id", STRING), ("passage_id", STRING), ("agent_rank", pa.int32())])
-GRADES_SCHEMA = pa.schema([("query_id", STRING), ("passage_id", STRING), ("origin", STRING),
-                           ("grade", pa.int8()), ("failure", STRING)])
-ANSWERS_SCHEMA = pa.schema([("query_id", STRING), ("answer", STRING)])
-WOOD_SCHEMA = pa.schema([("query_id", STRING), ("passage_id", STRING), ("wood", pa.float64())])
-
-# columns that may hold nulls; every other column must not
-NULLABLE = {"grade", "failure", "wood"}
-ORIGINS = ("agent", "official")
+from ..shard_files import NULLABLE, ORIGINS, STRING
+from ..shard_files import SCHEMAS as STAGE_SCHEMAS
 
 
 def _compatible(actual: pa.DataType, wanted: pa.DataType) -> bool:
@@ -181,7 +155,7 @@ def check_same_pairs(path, field: str, got: np.ndarray, got_table: pa.Table, exp
 
 def read_agent(path, shard_ids: pa.Array) -> tuple[pa.Table, np.ndarray]:
     """Agent proposals; (query_id, passage_id) uniqueness is checked by assemble with shard-wide codes."""
-    table = read_checked(path, AGENT_SCHEMA)
+    table = read_checked(path, STAGE_SCHEMAS["agent"])
     qpos = query_positions(path, table, shard_ids)
     rank = table.column("agent_rank").to_numpy().astype(np.int64)
     if len(rank) and rank.min() < 1:
@@ -193,7 +167,7 @@ def read_agent(path, shard_ids: pa.Array) -> tuple[pa.Table, np.ndarray]:
 
 def read_grades(path, shard_ids: pa.Array) -> tuple[pa.Table, np.ndarray]:
     """Grade rows; (query_id, passage_id, origin) uniqueness is checked by assemble."""
-    table = read_checked(path, GRADES_SCHEMA)
+    table = read_checked(path, STAGE_SCHEMAS["grades"])
     qpos = query_positions(path, table, shard_ids)
     origin_ok = pc.is_in(table.column("origin"), value_set=pa.array(ORIGINS))
     if pc.any(pc.invert(origin_ok)).as_py():
@@ -210,7 +184,7 @@ def read_grades(path, shard_ids: pa.Array) -> tuple[pa.Table, np.ndarray]:
 
 
 def read_answers(path, shard_ids: pa.Array) -> tuple[pa.Table, np.ndarray]:
-    table = read_checked(path, ANSWERS_SCHEMA)
+    table = read_checked(path, STAGE_SCHEMAS["answers"])
     qpos = query_positions(path, table, shard_ids)
     check_unique(path, qpos, table, ("query_id",))
     return table, qpos
@@ -218,7 +192,7 @@ def read_answers(path, shard_ids: pa.Array) -> tuple[pa.Table, np.ndarray]:
 
 def read_wood(path, shard_ids: pa.Array) -> tuple[pa.Table, np.ndarray]:
     """WOOD rows; NaN and infinities become null (not finite). Pair uniqueness: assemble."""
-    table = read_checked(path, WOOD_SCHEMA)
+    table = read_checked(path, STAGE_SCHEMAS["wood"])
     qpos = query_positions(path, table, shard_ids)
     wood = table.column("wood")
     finite = pc.is_finite(wood)  # null stays null

@@ -21,26 +21,33 @@ from collections import Counter
 from pathlib import Path
 
 from ..atomic import write_text_atomic
-from ..provenance import sha256_file, sha256sums_text
+from ..provenance import module_closure, sha256_file, sha256sums_text
 
 MANIFEST = "MANIFEST.json"
 SHA256SUMS = "SHA256SUMS"
 # failures listed pair by pair in MANIFEST.json up to this many (all are counted)
 MAX_LISTED_FAILURES = 10_000
 
-# code, prompt and env files of the Doubting MS MARCO build, relative to the workflow folder
-# (the config itself is recorded resolved, in MANIFEST.json's `config`)
-CODE_PATTERNS = ["Snakefile", "rules/*.smk", "workflow_scripts/*.py", "workflow_scripts/irdata/**/*.py",
-                 "workflow_scripts/irdata/doubting/examples/*.py", "prompts/**/*", "envs/*.yaml", "schemas/*.yaml",
-                 "requirements*.txt"]
-# the other package's files do not enter this one's manifest (editing them does not rebuild it)
-CODE_EXCLUDE = ["*44b*", "*/__pycache__/*", "*.pyc"]
+# the rule scripts of the Doubting MS MARCO build: their code, and the modules they import, is the
+# release's code; the 44b scripts and modules are not (editing them changes nothing here)
+DOUBTING_SCRIPTS = ["validate_msmarco_inputs", "dedup_train_queries", "shard_queries", "index_bm25",
+                    "encode_passages", "index_dense", "agent_search", "grade", "generate_answer", "wood",
+                    "llm_identity", "assemble", "release_gate", "stage_release", "package"]
+# the other files of the build, relative to the workflow folder (the config itself is recorded
+# resolved, in MANIFEST.json's `config`; prompts are given by the stages that use them)
+CODE_PATTERNS = ["Snakefile", "rules/common.smk", "rules/queries.smk", "rules/retrieval.smk", "rules/annotate.smk",
+                 "rules/package.smk", "workflow_scripts/irdata/doubting/examples/*.py", "envs/core.yaml",
+                 "envs/llm.yaml", "envs/retrieval.yaml", "schemas/*.yaml", "requirements*.txt"]
+CODE_EXCLUDE = ["schemas/eval44b.schema.yaml"]
 
 
-def code_files(root, patterns=CODE_PATTERNS, exclude=CODE_EXCLUDE) -> list[str]:
-    """Sorted relative paths of the files matching `patterns` under `root`, minus `exclude`."""
-    root = Path(root)
-    found = set()
+def code_files(root, prompts=(), scripts=DOUBTING_SCRIPTS, patterns=CODE_PATTERNS, exclude=CODE_EXCLUDE) -> list[str]:
+    """Sorted relative paths of the release's code: the scripts with every module they import, the
+    prompts, and the files matching `patterns` under `root`, minus `exclude`."""
+    root = Path(root).resolve()
+    found = {Path(p).relative_to(root).as_posix()
+             for name in scripts for p in module_closure(root / "workflow_scripts" / f"{name}.py")}
+    found.update(Path(p).as_posix() for p in prompts)
     for pattern in patterns:
         for path in glob.glob(str(root / pattern), recursive=True):
             rel = Path(path).relative_to(root).as_posix()
@@ -57,19 +64,21 @@ def grading_failures(stats: dict) -> dict:
     failures = [f for split in ("train", "dev") for f in stats["splits"][split].get("grading_failures", [])]
     counts = Counter((f["split"], f["origin"]) for f in failures)
     reasons = Counter(f["failure"] for f in failures)
+    kinds = Counter(f["kind"] for f in failures)
     listed = sorted(failures, key=lambda f: (f["split"], f["origin"], f["query_id"], f["passage_id"]))
     return {
         "total": len(failures),
         "by_split_and_origin": {f"{s}/{o}": counts.get((s, o), 0)
                                 for s in ("train", "dev") for o in ("agent", "official")},
         "by_reason": dict(sorted(reasons.items())),
+        "by_kind": dict(sorted(kinds.items())),
         "pairs": listed[:MAX_LISTED_FAILURES],
         "pairs_truncated": len(listed) > MAX_LISTED_FAILURES,
     }
 
 
 def build_manifest(stats: dict, version: str, repo_id: str, inputs: dict, identity: dict, config: dict,
-                   code: dict[str, str], rules: str) -> dict:
+                   code: dict[str, str], rules: str, failures: dict | None = None) -> dict:
     rows: dict[str, dict[str, int]] = {}
     for key, count in stats["rows"].items():
         config_name, split = key.split("/")
@@ -87,7 +96,17 @@ def build_manifest(stats: dict, version: str, repo_id: str, inputs: dict, identi
         "llm": identity,
         "config": config,
         "grading_failures": grading_failures(stats),
+        "failures": llm_failures(failures),
     }
+
+
+def llm_failures(gate: dict | None) -> dict | None:
+    """Per LLM stage: its units, how many failed and by which kind (the release gate's counts)."""
+    if gate is None:
+        return None
+    return {"stages": {stage: {k: f[k] for k in ("units", "total", "failed", "retryable", "by_kind")}
+                       for stage, f in gate["stages"].items()},
+            "limits": gate["limits"], "accepted_over_limit": gate["accepted"]}
 
 
 def dumps(obj) -> str:

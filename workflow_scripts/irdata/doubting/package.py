@@ -1,9 +1,11 @@
-"""`package`: the release folder of Doubting MS MARCO from the assembled files.
+"""The release folder of Doubting MS MARCO, built in two steps so that no path deletes a frozen release.
 
-Copies the assembled parquet configs, trec/ and ids/, the example scripts, renders README.md (the
-dataset card, counts from the data), writes MANIFEST.json and SHA256SUMS; all in a temporary
-folder beside the destination that is renamed onto it at the end. Before the rename the release
-ledger is checked: a version already built with different content is refused.
+`stage_release` (build_package) builds the whole release in a staging folder under work/: the
+assembled parquet configs, trec/ and ids/, the example scripts, README.md (the dataset card, counts
+from the data), MANIFEST.json and SHA256SUMS; then it checks the release ledger and refuses a version
+already built with different content, and sets the published folder of an older version aside
+(`<folder>@<old version>`), never deleting it. Only a staged release that passed these steps reaches
+`package` (publish_package), which publishes it: the same content again, or a new version.
 """
 
 from __future__ import annotations
@@ -40,12 +42,16 @@ def selection_rules() -> str:
 
 
 def build_package(assembled_dir, out_dir, version: str, repo_id: str, inputs_json, identity_json, config: dict,
-                  code_root, code_paths: list[str], batch_descriptions: dict, ledger) -> dict:
-    """Build the package at `out_dir`; return the manifest. Raises ReleaseFrozenError per the ledger."""
+                  code_root, code_paths: list[str], batch_descriptions: dict, ledger, failures_json=None,
+                  package_dir=None) -> dict:
+    """Build the release at `out_dir` (the staging folder); return the manifest. Raises
+    ReleaseFrozenError when the ledger holds `version` with other content. A release of another
+    version published at `package_dir` is then set aside, so that publishing this one deletes nothing."""
     assembled_dir, out_dir = Path(assembled_dir), Path(out_dir)
     stats = _read_json(assembled_dir / STATS)
     inputs = _read_json(inputs_json)
     identity = _read_json(identity_json)
+    failures = _read_json(failures_json) if failures_json is not None else None
     with atomic_dir(out_dir) as tmp:
         for rel in [*DATA_FILES.values(), TREC_STRICT, *ID_FILES.values()]:
             src = assembled_dir / rel
@@ -60,12 +66,43 @@ def build_package(assembled_dir, out_dir, version: str, repo_id: str, inputs_jso
                                        encoding="utf-8", newline="\n")
         code = manifest.file_hashes(code_root, code_paths)
         man = manifest.build_manifest(stats, version, repo_id, inputs.get("files", inputs), identity, config, code,
-                                      selection_rules())
+                                      selection_rules(), failures)
         (tmp / manifest.MANIFEST).write_text(manifest.dumps(man), encoding="utf-8", newline="\n")
         sums = manifest.write_sha256sums(tmp)
-        digest = manifest.content_hash(sums)
-        # refused here, the temporary folder is removed and an existing release stays untouched
-        is_new = manifest.check_ledger(ledger, version, digest)
-    if is_new:
-        manifest.record_ledger(ledger, version, digest, out_dir)
+        # refused here, the temporary folder is removed and nothing is published
+        manifest.check_ledger(ledger, version, manifest.content_hash(sums))
+    if package_dir is not None:
+        set_aside_other_version(Path(package_dir), version)
     return man
+
+
+def set_aside_other_version(package_dir: Path, version: str) -> None:
+    old = package_dir / manifest.MANIFEST
+    if not package_dir.exists():
+        return
+    old_version = _read_json(old)["version"] if old.exists() else "unversioned"
+    if old_version == version:
+        return
+    aside = package_dir.with_name(f"{package_dir.name}@{old_version}")
+    if aside.exists():
+        raise InputError(aside, f"exists: cannot set the release {old_version} published in {package_dir} aside; "
+                         "move one of them away")
+    package_dir.rename(aside)
+
+
+def publish_package(staged_dir, package_dir, ledger) -> dict:
+    """Publish a staged release at `package_dir` and record its version in the ledger; return the record."""
+    staged_dir, package_dir = Path(staged_dir), Path(package_dir)
+    version = _read_json(staged_dir / manifest.MANIFEST)["version"]
+    digest = manifest.content_hash((staged_dir / manifest.SHA256SUMS).read_text(encoding="utf-8"))
+    is_new = manifest.check_ledger(ledger, version, digest)
+    set_aside_other_version(package_dir, version)
+    with atomic_dir(package_dir) as tmp:
+        for src in staged_dir.rglob("*"):
+            if src.is_file():
+                dest = tmp / src.relative_to(staged_dir)
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(src, dest)
+    if is_new:
+        manifest.record_ledger(ledger, version, digest, package_dir)
+    return {"version": version, "sha256sums_sha256": digest, "package": str(package_dir)}

@@ -12,8 +12,8 @@ CHOICES = ("0", "1", "2", "3")
 
 class LlmScorer:
     def __init__(self, llm_settings, prompt_path, stage: str = "arm44b"):
-        from ..annotate.prompts import Prompt
         from ..llm import SyncClient, journal_path_for, load_settings
+        from ..prompts import Prompt
 
         self.prompt = Prompt(prompt_path)
         settings = load_settings(llm_settings)

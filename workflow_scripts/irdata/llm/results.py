@@ -15,6 +15,7 @@ class ChatResult:
     # Set when the reply tried to call a tool but broke the protocol (unknown tool, bad JSON):
     # the agent sees it and can tell the model, rather than the call vanishing.
     protocol_error: str | None = None
+    finish_reason: str | None = None
 
 
 @dataclass
@@ -22,6 +23,9 @@ class GradeResult:
     label: str | None  # one of the choices; None when the reply never parsed (never a default 0)
     raw_reply: str
     failure: str | None = None
+    failure_kind: str | None = None
+    path: str | None = None
+    choice_logprobs: dict | None = None
 
 
 @dataclass
@@ -48,8 +52,9 @@ class RequestFailed(Exception):
 class LLMCallError(RuntimeError):
     """One LLM call ended without an answer; counted in client.stats.failures."""
 
-    def __init__(self, op: str, stage: str | None, reason: str):
+    def __init__(self, op: str, stage: str | None, reason: str, kind: str = "unknown"):
         super().__init__(f"LLM {op} call{f' (stage {stage})' if stage else ''} failed: {reason}")
         self.op = op
         self.stage = stage
         self.reason = reason
+        self.kind = kind

@@ -1,4 +1,4 @@
-"""Synthetic intermediate files in the exact formats of intermediate.py: hand-made cases for the
+"""Synthetic per-shard files in the exact formats of irdata/shard_files.py: hand-made cases for the
 tests, and MS MARCO-scale shards for bench/bench_assemble.py. Not used by the workflow."""
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..sharding import shard_of
-from . import intermediate as im
+from irdata.doubting.assemble import shard_paths_for
+from irdata.shard_files import AGENT_SCHEMA, ANSWERS_SCHEMA, GRADES_SCHEMA, WOOD_SCHEMA, shard_file
+from irdata.sharding import shard_of
 
 
 def write_ids(path, ids) -> None:
@@ -21,8 +22,10 @@ def write_ids(path, ids) -> None:
 
 
 def write_parquet(path, columns: dict, schema: pa.Schema) -> None:
+    """Columns missing from `columns` are null."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(pa.table({n: columns.get(n, []) for n in schema.names}, schema=schema), path)
+    rows = len(next(iter(columns.values()))) if columns else 0
+    pq.write_table(pa.table({n: columns.get(n, [None] * rows) for n in schema.names}, schema=schema), path)
 
 
 def write_qrels(path, rows) -> None:
@@ -45,7 +48,7 @@ class Work:
             "query_id\treason\tduplicate_of\n" + "".join(f"{a}\t{b}\t{c}\n" for a, b, c in excluded), encoding="utf-8")
 
     def shard_files(self, split, n):
-        return [str(self.base / "shards" / split / f"{i:04d}.txt") for i in range(n)]
+        return [shard_file(self.root / "work", "ids", split, i) for i in range(n)]
 
     def shards(self, split, ids, n):
         """Split ids over n shards as shard_queries does (blake2b of the id)."""
@@ -56,24 +59,29 @@ class Work:
         return [ids[shard == i].tolist() for i in range(n)]
 
     def path(self, stage, split, shard):
-        return self.base / stage / split / f"{shard:04d}.parquet"
+        return Path(shard_file(self.root / "work", stage, split, shard))
 
     def agent(self, split, shard, rows):
-        """rows: (query_id, passage_id, agent_rank)."""
-        write_parquet(self.path("agent", split, shard), _cols(rows, ["query_id", "passage_id", "agent_rank"]),
-                      im.AGENT_SCHEMA)
+        """rows: (query_id, passage_id, agent_rank[, cited])."""
+        rows = [(*r, False) if len(r) == 3 else r for r in rows]
+        write_parquet(self.path("agent", split, shard),
+                      _cols(rows, ["query_id", "passage_id", "agent_rank", "cited"]), AGENT_SCHEMA)
 
     def grades(self, split, shard, rows):
-        """rows: (query_id, passage_id, origin, grade or None, failure or None)."""
+        """rows: (query_id, passage_id, origin, grade or None, failure or None); a failure's kind is its
+        first word."""
+        rows = [(q, p, o, g, None if f is None else "parsed", None, None if f is None else f.split()[0], f)
+                for q, p, o, g, f in rows]
         write_parquet(self.path("grades", split, shard),
-                      _cols(rows, ["query_id", "passage_id", "origin", "grade", "failure"]), im.GRADES_SCHEMA)
+                      _cols(rows, ["query_id", "passage_id", "origin", "grade", "grade_path", "grade_probability",
+                                   "failure_kind", "failure"]), GRADES_SCHEMA)
 
     def wood(self, shard, rows):
         write_parquet(self.path("wood", "train", shard), _cols(rows, ["query_id", "passage_id", "wood"]),
-                      im.WOOD_SCHEMA)
+                      WOOD_SCHEMA)
 
     def answers(self, shard, rows):
-        write_parquet(self.path("answers", "train", shard), _cols(rows, ["query_id", "answer"]), im.ANSWERS_SCHEMA)
+        write_parquet(self.path("answers", "train", shard), _cols(rows, ["query_id", "answer"]), ANSWERS_SCHEMA)
 
     def meta(self, inputs=None, identity=None):
         self.base.mkdir(parents=True, exist_ok=True)
@@ -129,7 +137,8 @@ def synthetic_split(work: Work, split: str, n_queries: int, n_shards: int, mean_
         qrels.append(pa.table({"q": pa.array(o_q, pa.string()), "p": pa.array(o_pid_s, pa.string())}))
         work.agent(split, s, []) if len(a_q) == 0 else pq.write_table(pa.table({
             "query_id": pa.array(a_q, pa.string()), "passage_id": pa.array(a_pid_s, pa.string()),
-            "agent_rank": pa.array(a_rank, pa.int32())}, schema=im.AGENT_SCHEMA), _mk(work.path("agent", split, s)))
+            "agent_rank": pa.array(a_rank, pa.int32()), "cited": pa.array(np.zeros(len(a_q), bool))},
+            schema=AGENT_SCHEMA), _mk(work.path("agent", split, s)))
         a_grade = rng.choice(4, len(a_q), p=[0.11, 0.07, 0.23, 0.59]).astype(np.int8)
         a_fail = rng.random(len(a_q)) < grade_failure
         if split == "train":
@@ -147,18 +156,22 @@ def synthetic_split(work: Work, split: str, n_queries: int, n_shards: int, mean_
             "origin": pa.array(np.r_[np.full(len(a_q), "agent", object),
                                      np.full(off_keep.sum(), "official", object)], pa.string()),
             "grade": pa.array(grade, pa.int8(), mask=fail),
+            "grade_path": pa.array(np.where(fail, None, "structured_outputs"), pa.string()),
+            "grade_probability": pa.nulls(len(grade), pa.float32()),
+            "failure_kind": pa.array(np.where(fail, "unparseable", None), pa.string()),
             "failure": pa.array(np.where(fail, "unparseable reply", None), pa.string()),
-        }, schema=im.GRADES_SCHEMA), _mk(work.path("grades", split, s)))
+        }, schema=GRADES_SCHEMA), _mk(work.path("grades", split, s)))
         if split == "train":
             wood = rng.normal(0.2, 0.3, len(a_q))
             pq.write_table(pa.table({
                 "query_id": pa.array(a_q, pa.string()), "passage_id": pa.array(a_pid_s, pa.string()),
-                "wood": pa.array(wood, pa.float64(), mask=rng.random(len(a_q)) < wood_null)},
-                schema=im.WOOD_SCHEMA), _mk(work.path("wood", "train", s)))
+                "wood": pa.array(wood, pa.float64(), mask=rng.random(len(a_q)) < wood_null),
+                "failure_kind": pa.nulls(len(a_q), pa.string()), "failure": pa.nulls(len(a_q), pa.string())},
+                schema=WOOD_SCHEMA), _mk(work.path("wood", "train", s)))
             aq = q[(npq > 0) & (rng.random(len(q)) >= answer_failure)]
             pq.write_table(pa.table({"query_id": pa.array(aq, pa.string()),
                                      "answer": pa.array(np.full(len(aq), "a generated answer", object), pa.string())},
-                                    schema=im.ANSWERS_SCHEMA), _mk(work.path("answers", "train", s)))
+                                    schema=ANSWERS_SCHEMA), _mk(work.path("answers", "train", s)))
     qrels_path = work.root / f"qrels.{split}.tsv"
     table = pa.concat_tables(qrels)
     with open(qrels_path, "w", encoding="utf-8") as fh:
@@ -255,15 +268,14 @@ def edge_cases(root, n_train_shards: int = 2, n_dev_shards: int = 2) -> dict:
     write_ids(w.root / "batch_train.txt", BATCH_TRAIN)
     w.meta(inputs={"files": {"resources/demo/collection.tsv": {"bytes": 1, "sha256": "0" * 64}},
                    "rows": {"collection": 1000, "dev_queries": 6}})
-    from .assemble import shard_paths_for
-
     return dict(
         ids={"train_collection": str(w.base / "ids/train_collection.txt"),
              "train_excluded": str(w.base / "ids/train_excluded.tsv"), "dev_all": str(w.base / "ids/dev_all.txt")},
-        shards={"train": shard_paths_for(str(w.base), "train", w.shard_files("train", n_train_shards)),
-                "dev": shard_paths_for(str(w.base), "dev", w.shard_files("dev", n_dev_shards))},
+        shards={"train": shard_paths_for(str(w.root / "work"), "train", n_train_shards),
+                "dev": shard_paths_for(str(w.root / "work"), "dev", n_dev_shards)},
         train_qrels=str(w.root / "qrels.train.tsv"), dev_qrels=str(w.root / "qrels.dev.tsv"),
         acquisition_batches={"train": {"default": "train-main", "batches": [
             {"name": "train-pilot", "query_ids_file": str(w.root / "batch_train.txt"), "description": "a pilot"}]},
             "dev": {"default": "dev-main", "batches": []}},
+        grading={"train": "query_only", "dev": "answer_hinted"},
     )

@@ -1,0 +1,54 @@
+"""The stages whose rules read their settings from a Stage spec (irdata/stage.py), by rule name.
+
+Only the Snakefile imports this registry (rule scripts import their own stage module), so a
+script's code hash does not cover the other stages.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+
+from .annotate import agent, answers, common, grading, wood
+from .doubting import gate
+from .provenance import code_hash
+from .stage import Stage
+
+STAGES: dict[str, Stage] = {s.name: s for s in (agent.STAGE, grading.STAGE, answers.STAGE, wood.STAGE,
+                                                  common.IDENTITY_STAGE, gate.STAGE)}
+
+
+class StageWiring:
+    """The params and prompt inputs of each stage's jobs for one workflow's config, memoized per job
+    (a production DAG has thousands of jobs; each setting is computed once per distinct wildcards)."""
+
+    def __init__(self, config: dict, basedir: str, stages: dict[str, Stage] = STAGES):
+        self.config, self.basedir, self.stages = config, basedir, stages
+        self._settings = lru_cache(maxsize=None)(self._settings_of)
+        self._prompts = lru_cache(maxsize=None)(self._prompts_of)
+        self._code = lru_cache(maxsize=None)(self._code_of)
+
+    def _settings_of(self, name: str, wildcards: str) -> dict:
+        return self.stages[name].settings(self.config, **json.loads(wildcards))
+
+    def _prompts_of(self, name: str, wildcards: str) -> tuple[tuple[str, str], ...]:
+        return tuple(sorted(self.stages[name].prompts(self.config, **json.loads(wildcards)).items()))
+
+    def _code_of(self, name: str, wildcards: str) -> str:
+        return code_hash(self.stages[name].script, self.basedir,
+                         prompts=[path for _, path in self._prompts(name, wildcards)])
+
+    @staticmethod
+    def _key(wildcards) -> str:
+        return json.dumps(dict(wildcards.items()) if hasattr(wildcards, "items") else dict(wildcards or {}),
+                          sort_keys=True)
+
+    def settings(self, name: str, wildcards=None) -> dict:
+        return self._settings(name, self._key(wildcards))
+
+    def prompt_inputs(self, name: str, wildcards=None) -> dict[str, str]:
+        """Named inputs `prompt_<name>` (scripts read them with irdata.prompts.named_prompts)."""
+        return {f"prompt_{key}": path for key, path in self._prompts(name, self._key(wildcards))}
+
+    def code(self, name: str, wildcards=None) -> str:
+        return self._code(name, self._key(wildcards))
