@@ -38,6 +38,45 @@ LLM_JOB_STATS = {
 }
 
 
+DOUBTING_AUDIT = f"{WORK}/doubting/audit/audit.json"
+
+
+def release_audit(wildcards):
+    """The label audit, when the config asks for one (doubting.audit)."""
+    return {"audit": DOUBTING_AUDIT} if DOUBTING["audit"]["qrels"] else {}
+
+
+if DOUBTING["audit"]["qrels"]:
+
+    rule audit_labels:
+        input:
+            unpack(stage_prompts("audit_labels")),
+            qrels=DOUBTING["audit"]["qrels"],
+            queries=DOUBTING["audit"]["queries"],
+            collection=DOUBTING["collection"],
+            validated=rules.validate_msmarco_inputs.output[0],
+        output:
+            grades=f"{WORK}/doubting/audit/grades.parquet",
+            audit=DOUBTING_AUDIT,
+            stats=f"{WORK}/doubting/stats/audit_labels/audit.json",
+        params:
+            settings=stage_settings("audit_labels"),
+            code=stage_code("audit_labels"),
+            job="audit_labels",
+            retry_state=f"{WORK}/doubting/retry/audit_labels.json",
+            retry=_retry_generation(f"{WORK}/doubting/retry/audit_labels.json"),
+        resources:
+            llm_slots=1,
+        log:
+            "logs/audit_labels.log",
+        benchmark:
+            "benchmarks/audit_labels.tsv"
+        conda:
+            "../envs/llm.yaml"
+        script:
+            "../workflow_scripts/audit_labels.py"
+
+
 rule assemble:
     input:
         **DOUBTING_IDS,
@@ -85,6 +124,7 @@ rule stage_release:
         inputs_json=rules.validate_msmarco_inputs.output[0],
         llm_identity=rules.llm_identity.output[0],
         failures=DOUBTING_FAILURES,
+        **release_audit(None),
     output:
         directory(DOUBTING_STAGED),
     params:

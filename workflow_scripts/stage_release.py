@@ -8,6 +8,6 @@ with rule_logging(snakemake) as log:
     manifest = build_package(
         snakemake.params.assembled, snakemake.output[0], s["version"], s["repo_id"], i.inputs_json, i.llm_identity,
         dict(s["config"]), Path(snakemake.scriptdir).parent, list(s["code_files"]), dict(s["batch_descriptions"]),
-        s["ledger"], failures_json=i.failures, package_dir=s["package_dir"],
+        s["ledger"], failures_json=i.failures, package_dir=s["package_dir"], audit_json=i.get("audit"),
     )
     log.info("staged %s %s: %s", s["repo_id"], s["version"], manifest["rows"])

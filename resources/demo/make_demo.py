@@ -1628,6 +1628,7 @@ def make_msmarco(rng):
 
     files = {
         "collection.tsv": [f"{p}\t{t}" for p, t in collection],
+        "audit.qrels.tsv": audit_qrels(facts, test, answering, background),
         "queries.train.tsv": [f"{qid}\t{q}" for qid, q, _ in train],
         "queries.dev.small.tsv": [f"{qid}\t{q}" for qid, q, _ in dev],
         "queries.test.tsv": [f"{qid}\t{q}" for qid, q, _ in test],
@@ -1638,6 +1639,24 @@ def make_msmarco(rng):
         "planted_duplicates.tsv": ["query_id\treason\tduplicate_of"] + ["\t".join(r) for r in excluded],
     }
     return files, stats
+
+
+def audit_qrels(facts, test, answering, background) -> list[str]:
+    """Graded judgments (TREC, `qid 0 pid grade`) of the held-out test queries, for the label audit. The
+    grades follow from how each passage was written: 3 states the query's fact; 1 is about the query's
+    topic but states none of its facts (background); 0 answers a fact of a topic of another kind. The
+    corpus has no passage written to be partly useful, so no pair has grade 2. No randomness: the other
+    generated files do not change."""
+    lines = []
+    for qid, _, i in test:
+        topic = facts[i]["topic"]
+        kind = TOPICS[topic][1]
+        others = [j for j in range(len(facts)) if TOPICS[facts[j]["topic"]][1] != kind]
+        unrelated = [answering[others[(i * 7 + k * 13) % len(others)]][0] for k in range(2)]
+        judged = ([(p, 3) for p in sorted(answering[i])[:2]] + [(p, 1) for p in sorted(background[topic])[:2]]
+                  + [(p, 0) for p in unrelated])
+        lines += [f"{qid} 0 {p} {grade}" for p, grade in judged]
+    return lines
 
 
 ABSTRACT_OPENERS = ["We propose {name}, a method {core}.", "In this paper we introduce {name}, an approach {core}.",

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 DEMO = Path(__file__).resolve().parents[2] / "resources" / "demo"
-GENERATED = ["collection.tsv", "queries.train.tsv", "queries.dev.small.tsv", "queries.test.tsv",
+GENERATED = ["collection.tsv", "audit.qrels.tsv", "queries.train.tsv", "queries.dev.small.tsv", "queries.test.tsv",
              "qrels.train.tsv", "qrels.dev.small.tsv", "answers.dev.small.jsonl", "planted_duplicates.tsv",
              "papers44b.jsonl", "reviews44b.jsonl"]
 

@@ -73,13 +73,19 @@ def edited(path: Path):
     return original
 
 
+RELEASE = {"assemble", "release_gate", "stage_release", "package"}
+
+
 @pytest.mark.parametrize("file, expected", [
-    ("prompts/grade_query_only.txt", {"grade", "generate_answer", "wood", "assemble", "package"}),
-    ("prompts/grade_answer_hinted.txt", {"grade", "assemble", "package"}),
-    ("prompts/wood_with_passage.txt", {"wood", "assemble", "package"}),
-    ("workflow_scripts/irdata/annotate/wood.py", {"wood", "assemble", "package"}),
-    ("workflow_scripts/irdata/annotate/answers.py", {"generate_answer", "wood", "assemble", "package"}),
-    ("workflow_scripts/irdata/doubting/card.py", {"package"}),
+    ("prompts/grade_query_only.txt", {"grade", "generate_answer", "wood", *RELEASE}),
+    ("prompts/grade_answer_hinted.txt", {"grade", *RELEASE}),
+    ("prompts/wood_with_passage.txt", {"wood", *RELEASE}),
+    ("workflow_scripts/irdata/annotate/wood.py", {"wood", *RELEASE}),
+    ("workflow_scripts/irdata/annotate/answers.py", {"generate_answer", "wood", *RELEASE}),
+    ("workflow_scripts/irdata/doubting/card.py", {"stage_release", "package"}),
+    # the 44b release's code is not the Doubting release's
+    *[(f"workflow_scripts/{script}.py", set()) for script in
+      ("split_papers", "select_queries", "mine_negatives", "score_arms", "package_44b")],
 ])
 def test_an_edit_reruns_exactly_its_stage_and_what_depends_on_it(built, file, expected):
     path = built.root / file
@@ -89,6 +95,23 @@ def test_an_edit_reruns_exactly_its_stage_and_what_depends_on_it(built, file, ex
     finally:
         path.write_bytes(original)
     assert planned(built) == set()
+
+
+def config_overlay(wf, name, text):
+    path = wf.root / name
+    path.write_text(text)
+    return (*wf.args, name)
+
+
+def test_llm_server_settings_rerun_nothing(built):
+    args = config_overlay(built, "servers.yaml", "llm:\n  base_urls: [http://10.0.0.1:8000/v1]\n  timeout_s: 7\n"
+                                                 "  max_in_flight: 3\n  max_retries: 1\n  transport: openai\n")
+    assert set(built.planned_rules(PACKAGE, *args)) == set()
+
+
+def test_a_search_setting_the_agent_reads_reruns_the_agent(built):
+    args = config_overlay(built, "ef.yaml", "retrieval:\n  dense: {encode_shards: 1, ef_search: 200}\n")
+    assert set(built.planned_rules(PACKAGE, *args)) == {"agent_search", "grade", "generate_answer", "wood", *RELEASE}
 
 
 def test_grade_prompt_change_reruns_only_train_grading(built):

@@ -89,6 +89,13 @@ def module_closure(script: Path) -> tuple[Path, ...]:
 
 
 def _file_digest(path: Path) -> str:
+    """sha256 of a file, computed once per version of it (a DAG of thousands of jobs asks again and again)."""
+    st = path.stat()
+    return _digest_of_version(path, st.st_mtime_ns, st.st_size)
+
+
+@lru_cache(maxsize=None)
+def _digest_of_version(path: Path, mtime_ns: int, size: int) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 

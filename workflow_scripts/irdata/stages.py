@@ -9,13 +9,13 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 
-from .annotate import agent, answers, common, grading, wood
+from .annotate import agent, answers, audit, common, grading, wood
 from .doubting import gate
 from .provenance import code_hash
 from .stage import Stage
 
 STAGES: dict[str, Stage] = {s.name: s for s in (agent.STAGE, grading.STAGE, answers.STAGE, wood.STAGE,
-                                                  common.IDENTITY_STAGE, gate.STAGE)}
+                                                  common.IDENTITY_STAGE, gate.STAGE, audit.STAGE)}
 
 
 class StageWiring:

@@ -47,14 +47,18 @@ GRADING_MODES = {mode.name: mode for mode in [
 OFFICIAL_ROWS = {"train": "all", "dev": "not_proposed"}
 
 
-def grading_mode(config: dict, split: str) -> GradingMode:
-    name = config["annotation"]["grading"][split]
+def mode_named(name: str, where: str, answers: bool) -> GradingMode:
+    """The registered mode `name`, set at config key `where`; `answers`: whether reference answers exist there."""
     if name not in GRADING_MODES:
-        raise ValueError(f"annotation.grading.{split}: unknown grading mode {name!r}; known: {sorted(GRADING_MODES)}")
+        raise ValueError(f"{where}: unknown grading mode {name!r}; known: {sorted(GRADING_MODES)}")
     mode = GRADING_MODES[name]
-    if mode.sees_answers and split != "dev":
-        raise ValueError(f"annotation.grading.{split}: mode {name!r} needs reference answers, which only dev has")
+    if mode.sees_answers and not answers:
+        raise ValueError(f"{where}: mode {name!r} needs reference answers, which only dev has")
     return mode
+
+
+def grading_mode(config: dict, split: str) -> GradingMode:
+    return mode_named(config["annotation"]["grading"][split], f"annotation.grading.{split}", answers=split == "dev")
 
 
 STAGE = Stage(

@@ -177,16 +177,17 @@ class OfficialQrels:
 
 def _check_partition(split: str, shard_ids: list[pa.Array], shard_paths: list[ShardPaths], all_ids: list[str],
                      all_path):
+    """The shard lists partition the split's ids: one membership test over all shards at once."""
     total = sum(len(a) for a in shard_ids)
-    listed = pa.chunked_array(shard_ids, S) if shard_ids else pa.chunked_array([], S)
+    listed = pa.chunked_array(shard_ids, S).combine_chunks() if shard_ids else pa.array([], S)
     if pc.count_distinct(listed).as_py() != total:
         raise InputError(shard_paths[0].ids, f"the {split} shard lists overlap; shards must partition the queries")
-    expected = pa.array(all_ids, S)
-    for i, ids in enumerate(shard_ids):
-        outside = pc.invert(pc.is_in(ids, value_set=expected))
-        if pc.any(outside).as_py():
-            qid = ids[pc.index(outside, True).as_py()].as_py()
-            raise InputError(shard_paths[i].ids, f"query {qid!r} is not in {all_path}", field="query_id")
+    outside = pc.invert(pc.is_in(listed, value_set=pa.array(all_ids, S)))
+    if pc.any(outside).as_py():
+        row = pc.index(outside, True).as_py()
+        shard = int(np.searchsorted(np.cumsum([len(a) for a in shard_ids]), row, side="right"))
+        raise InputError(shard_paths[shard].ids, f"query {listed[row].as_py()!r} is not in {all_path}",
+                         field="query_id")
     if total != len(all_ids):
         raise InputError(all_path, f"{len(all_ids) - total} query id(s) are in no {split} shard list; "
                          "rerun shard_queries")

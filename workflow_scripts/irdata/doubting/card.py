@@ -68,7 +68,42 @@ def model_name(identity: dict) -> str:
     return str(model) if model else "(model identity not recorded)"
 
 
-def render(stats: dict, version: str, repo_id: str, identity: dict, inputs: dict, batch_descriptions: dict) -> str:
+def llm_failures_text(failures: dict | None) -> str:
+    """One paragraph: how many units of each LLM stage failed, and why (MANIFEST.json `failures`)."""
+    if failures is None:
+        return ""
+    parts = []
+    for stage, f in failures["stages"].items():
+        kinds = ", ".join(f"{kind} {n(count)}" for kind, count in f["by_kind"].items())
+        parts.append(f"{stage}: {n(f['failed'])} of {n(f['total'])} {f['units'] or 'units'} failed"
+                     + (f" ({kinds})" if kinds else ""))
+    accepted = (" The build was published over the configured failure limits (accept_llm_failures)."
+                if failures.get("accepted") else "")
+    return ("LLM calls that failed after retries, by stage (MANIFEST.json, failures): " + "; ".join(parts) + "."
+            + accepted + " A failed unit has no label: never a default grade or score.")
+
+
+def audit_text(audit: dict | None) -> str:
+    """The label audit's agreement (MANIFEST.json `audit`), or that there was none."""
+    if audit is None:
+        return ("No label audit was run for this build (doubting.audit): the grades' agreement with human judgments "
+                "is not measured here.")
+    def fmt(x):
+        return "n/a" if x is None else f"{x:.3f}"
+    rows = [[f"human {g}", *(n(c) for c in row)] for g, row in enumerate(audit["confusion"])]
+    table = _table(["", "model 0", "model 1", "model 2", "model 3"], rows)
+    return (f"Label audit. {n(audit['pairs'])} human-judged pairs ({audit['qrels']}) were graded by the same model "
+            f"and grading path as this release (grading = {audit['grading']}): Cohen's kappa "
+            f"{fmt(audit['kappa_linear'])} (linear weights) and {fmt(audit['kappa_quadratic'])} (quadratic), exact "
+            f"agreement {fmt(audit['exact_agreement'])}, binary agreement at grade >= 2 "
+            f"{fmt(audit['binary_agreement_at_2'])}; "
+            f"{n(audit['failures']['failed'])} pairs failed to grade and are left out"
+            + (f", {n(audit['passages_missing'])} judged passages were not in the collection" if audit.get(
+                "passages_missing") else "") + ".\n\n" + table)
+
+
+def render(stats: dict, version: str, repo_id: str, identity: dict, inputs: dict, batch_descriptions: dict,
+           llm_failures: dict | None = None, audit: dict | None = None) -> str:
     t, d = stats["splits"]["train"], stats["splits"]["dev"]
     rows = stats["rows"]
     excluded = t["excluded"]
@@ -197,6 +232,10 @@ in dev_queries (strict_subset = false) and in ids/dev_all.txt; a missing grade 3
 passage exists.
 
 {failures}
+
+{llm_failures_text(llm_failures)}
+
+{audit_text(audit)}
 
 ## How the annotations were made
 

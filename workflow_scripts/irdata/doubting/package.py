@@ -43,7 +43,7 @@ def selection_rules() -> str:
 
 def build_package(assembled_dir, out_dir, version: str, repo_id: str, inputs_json, identity_json, config: dict,
                   code_root, code_paths: list[str], batch_descriptions: dict, ledger, failures_json=None,
-                  package_dir=None) -> dict:
+                  package_dir=None, audit_json=None) -> dict:
     """Build the release at `out_dir` (the staging folder); return the manifest. Raises
     ReleaseFrozenError when the ledger holds `version` with other content. A release of another
     version published at `package_dir` is then set aside, so that publishing this one deletes nothing."""
@@ -52,6 +52,7 @@ def build_package(assembled_dir, out_dir, version: str, repo_id: str, inputs_jso
     inputs = _read_json(inputs_json)
     identity = _read_json(identity_json)
     failures = _read_json(failures_json) if failures_json is not None else None
+    audit = _read_json(audit_json) if audit_json is not None else None
     with atomic_dir(out_dir) as tmp:
         for rel in [*DATA_FILES.values(), TREC_STRICT, *ID_FILES.values()]:
             src = assembled_dir / rel
@@ -62,11 +63,12 @@ def build_package(assembled_dir, out_dir, version: str, repo_id: str, inputs_jso
         (tmp / "examples").mkdir()
         for name in EXAMPLES:
             shutil.copyfile(EXAMPLES_DIR / name, tmp / "examples" / name)
-        (tmp / "README.md").write_text(card.render(stats, version, repo_id, identity, inputs, batch_descriptions),
+        (tmp / "README.md").write_text(card.render(stats, version, repo_id, identity, inputs, batch_descriptions,
+                                                   failures, audit),
                                        encoding="utf-8", newline="\n")
         code = manifest.file_hashes(code_root, code_paths)
         man = manifest.build_manifest(stats, version, repo_id, inputs.get("files", inputs), identity, config, code,
-                                      selection_rules(), failures)
+                                      selection_rules(), failures, audit)
         (tmp / manifest.MANIFEST).write_text(manifest.dumps(man), encoding="utf-8", newline="\n")
         sums = manifest.write_sha256sums(tmp)
         # refused here, the temporary folder is removed and nothing is published

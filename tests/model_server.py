@@ -1,0 +1,188 @@
+"""A fault-injecting OpenAI-compatible server of the tests' own on 127.0.0.1, for runs of the whole
+workflow (tests/workflow, tests/llm). It answers like a very simple, deterministic model so that every
+stage has something to do: the agent proposes the first ids it was shown and then finishes, a grade is
+a digit chosen by a hash of the prompt, an answer is a fixed sentence, and log-likelihoods are echoed
+per whitespace-separated token. It is not a model and proves nothing about labels: it exists to inject
+faults (HTTP 500 and 429, timeouts, cut-off JSON, dropped connections, unparseable grades) at chosen
+rates, deterministically per request body and attempt, and to log every request it received.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+import socket
+import threading
+from collections import Counter
+from dataclasses import dataclass, field
+
+FAULTS = ("500", "429", "timeout", "malformed", "drop", "garbage")
+_TOKEN = re.compile(r"\S+|\s+")
+_SHOWN = re.compile(r"^\[([^\]\s]+)\]", re.M)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def request_kind(body: dict) -> str:
+    """agent, grade, answer or loglikelihood: what a request asks, read from its prompt."""
+    if "prompt" in body:
+        return "loglikelihood"
+    text = "\n".join(str(m.get("content") or "") for m in body["messages"])
+    if "You are a search agent" in text:
+        return "agent"
+    if "Rate how" in text:
+        return "grade"
+    return "answer"
+
+
+@dataclass
+class Received:
+    kind: str
+    key: str  # sha256 of the request body (without the attempt)
+    fault: str | None
+
+
+@dataclass
+class ModelServer:
+    faults: dict[str, float] = field(default_factory=dict)  # fault -> rate per attempt
+    fault_kinds: tuple[str, ...] = ("agent", "grade", "answer", "loglikelihood")  # requests that may fault
+    slow_s: float = 3.0
+    log: list[Received] = field(default_factory=list)
+
+    def __post_init__(self):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/v1"
+        self._attempts: Counter = Counter()
+        self._loop = asyncio.new_event_loop()
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        if not self._ready.wait(10):
+            raise RuntimeError("model server did not start")
+
+    # -- plumbing --------------------------------------------------------------------------------
+    def _run(self):
+        from aiohttp import web
+
+        app = web.Application(client_max_size=64 << 20)
+        app.router.add_post("/v1/chat/completions", self._chat)
+        app.router.add_post("/v1/completions", self._completions)
+        app.router.add_get("/v1/models", self._models)
+        self._runner = web.AppRunner(app, access_log=None)
+        self._loop.run_until_complete(self._runner.setup())
+        self._loop.run_until_complete(web.TCPSite(self._runner, "127.0.0.1", self.port).start())
+        self._ready.set()
+        self._loop.run_forever()
+
+    def close(self):
+        asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+
+    def _choose_fault(self, kind: str, key: str) -> str | None:
+        attempt = self._attempts[key]
+        self._attempts[key] += 1
+        if kind not in self.fault_kinds:
+            return None
+        draw = int.from_bytes(hashlib.sha256(f"{key}:{attempt}".encode()).digest()[:8], "big") / 2**64
+        for fault in FAULTS:
+            rate = self.faults.get(fault, 0.0)
+            if draw < rate:
+                return fault
+            draw -= rate
+        return None
+
+    async def _faulty(self, request, body: dict):
+        """(kind, fault, a response for a transport fault or None)."""
+        from aiohttp import web
+
+        kind = request_kind(body)
+        key = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+        fault = self._choose_fault(kind, key)
+        self.log.append(Received(kind, key, fault))
+        if fault == "500":
+            return kind, fault, web.json_response({"error": "injected"}, status=500)
+        if fault == "429":
+            return kind, fault, web.json_response({"error": "slow down"}, status=429, headers={"Retry-After": "0"})
+        if fault == "timeout":
+            await asyncio.sleep(self.slow_s)
+        if fault == "malformed":
+            return kind, fault, web.Response(text='{"choices": [', content_type="application/json")
+        if fault == "drop":
+            resp = web.StreamResponse(headers={"Content-Type": "application/json", "Content-Length": "4000"})
+            await resp.prepare(request)
+            await resp.write(b'{"id": "x", "choices": [{"index": 0, "mess')
+            request.transport.close()
+            return kind, fault, resp
+        return kind, fault, None
+
+    async def _models(self, request):
+        from aiohttp import web
+
+        return web.json_response({"object": "list", "data": [{"id": "model-server", "object": "model"}]})
+
+    # -- answers ---------------------------------------------------------------------------------
+    @staticmethod
+    def _agent_reply(messages) -> str:
+        last = str(messages[-1].get("content") or "")
+        shown = _SHOWN.findall(last)
+        if "Accepted " not in last and shown:
+            return json.dumps({"tool": "propose", "arguments": {"passage_ids": shown[:2]}})
+        return '{"tool": "finish", "arguments": {}}'
+
+    async def _chat(self, request):
+        from aiohttp import web
+
+        body = await request.json()
+        kind, fault, response = await self._faulty(request, body)
+        if response is not None:
+            return response
+        prompt = "\n".join(str(m.get("content") or "") for m in body["messages"])
+        if kind == "agent":
+            text = self._agent_reply(body["messages"])
+        elif kind == "grade":
+            digit = int(hashlib.sha256(prompt.encode()).hexdigest(), 16) % 4
+            text = "I cannot tell." if fault == "garbage" else f"Grade: {digit}"
+        else:
+            text = "A short answer from the passages."
+        return web.json_response({
+            "id": "c", "object": "chat.completion", "model": body.get("model"),
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
+            "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": len(text.split()),
+                      "total_tokens": len(prompt.split()) + len(text.split())}})
+
+    async def _completions(self, request):
+        from aiohttp import web
+
+        body = await request.json()
+        _, _, response = await self._faulty(request, body)
+        if response is not None:
+            return response
+        prompt = body["prompt"]
+        tokens = _TOKEN.findall(prompt)
+        offsets, at = [], 0
+        for token in tokens:
+            offsets.append(at)
+            at += len(token)
+        values = [None] + [-0.05 * len(t) - 0.1 for t in tokens[1:]]
+        # vLLM's shape: the echoed prompt tokens, then the generated one
+        return web.json_response({
+            "id": "c", "object": "text_completion", "model": body.get("model"),
+            "choices": [{"index": 0, "text": prompt + " x", "finish_reason": "length",
+                         "logprobs": {"tokens": tokens + [" x"], "token_logprobs": values + [-1.0],
+                                      "text_offset": offsets + [len(prompt)], "top_logprobs": None}}],
+            "usage": {"prompt_tokens": len(tokens), "completion_tokens": 1, "total_tokens": len(tokens) + 1}})
+
+    # -- what it saw ----------------------------------------------------------------------------
+    def received(self, kind: str | None = None) -> list[Received]:
+        return [r for r in self.log if kind is None or r.kind == kind]
+
+    def faulted(self, kind: str) -> set[str]:
+        """Bodies of `kind` that got a transport fault (not an unparseable reply) at least once."""
+        return {r.key for r in self.received(kind) if r.fault not in (None, "garbage")}

@@ -1,0 +1,133 @@
+"""The LLM stages through Snakemake against a fault-injecting OpenAI-compatible server of the tests' own
+(tests/model_server.py, real HTTP on 127.0.0.1): failures are counted by stage and kind and published
+with the release, a build over its failure limits publishes nothing, a plain rerun retries exactly the
+failed calls, and an agent shard keeps its LLM calls flowing while it searches.
+
+The indexes and the first stages are built once for the module; each test changes only the `llm:`
+section (the model name keeps each test's journal and outputs apart).
+"""
+
+import json
+
+import pyarrow.parquet as pq
+import pytest
+import yaml
+from conftest import Workflow
+
+from model_server import ModelServer
+from repo_copy import REPO, TINY_DEMO, copy_repo
+
+pytestmark = pytest.mark.workflow
+
+PACKAGE = "results/doubting-ms-marco"
+LEDGER = "work/doubting-release-ledger.json"
+
+
+@pytest.fixture(scope="module")
+def wf(tmp_path_factory) -> Workflow:
+    wf = Workflow(copy_repo(tmp_path_factory.mktemp("faults") / "wf"))
+    wf.args = ("--configfile", "config.yaml", str(TINY_DEMO.relative_to(REPO)))
+    indexes = [f"work/index/msmarco/{kind}/settings.json" for kind in ("bm25", "dense")]
+    wf.snakemake("--profile", "profiles/local", "--cores", "2", *indexes, "work/doubting/inputs.json",
+                 "work/doubting/shards/dev/0000.txt", *wf.args, timeout=1800)
+    return wf
+
+
+@pytest.fixture
+def server():
+    s = ModelServer()
+    yield s
+    s.close()
+
+
+def build(wf, server, name, *, llm=None, annotation=None, extra=(), check=True, version=None):
+    """Build the Doubting release with the LLM stages on `server`, under model name `name`."""
+    overlay = {"llm": {"backend": "openai", "model": name, "base_urls": [server.url], "max_retries": 1,
+                       "backoff_s": 0.01, "backoff_max_s": 0.02, "timeout_s": 1, "journal_dir": f"cache/{name}",
+                       "extra_body": {}, **(llm or {})},
+               "annotation": annotation or {}, "doubting": {"version": version or f"v-{name}"}}
+    path = wf.root / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(overlay))
+    return wf.snakemake("--profile", "profiles/local", "--cores", "2", PACKAGE, *wf.args, path.name, *extra,
+                        check=check, timeout=1800)
+
+
+def grade_rows(wf):
+    tables = [pq.read_table(p).to_pylist() for p in sorted((wf.root / "work/doubting/grades").glob("*/*.parquet"))]
+    return [row for table in tables for row in table]
+
+
+def accept_all():
+    return {"failure_limits": {stage: 1.0 for stage in ("agent_search", "grade", "generate_answer", "wood")}}
+
+
+def test_every_failure_is_counted_by_stage_and_kind_and_the_release_holds_exactly_the_parsed_grades(wf, server):
+    server.faults = {fault: 0.06 for fault in ("500", "429", "timeout", "malformed", "drop", "garbage")}
+    build(wf, server, "mixed", annotation=accept_all())
+    manifest = json.loads((wf.root / PACKAGE / "MANIFEST.json").read_text())
+    failures = manifest["failures"]["stages"]
+
+    rows = grade_rows(wf)
+    failed = [r for r in rows if r["grade"] is None]
+    assert failed and all(r["failure_kind"] and r["failure"] for r in failed)
+    assert failures["grade"]["failed"] == len(failed) and failures["grade"]["total"] == len(rows)
+    kinds = {r["failure_kind"] for r in failed}
+    assert kinds <= {"http_500", "http_429", "timeout", "malformed_response", "connection", "unparseable"}
+    assert sum(failures["grade"]["by_kind"].values()) == len(failed)
+
+    graded = {(r["query_id"], r["passage_id"], r["origin"], r["grade"]) for r in rows if r["grade"] is not None}
+    judged = set()
+    for split in ("train", "dev"):
+        for r in pq.read_table(wf.root / PACKAGE / f"judgments/{split}.parquet").to_pylist():
+            judged.add((r["query_id"], r["passage_id"], r["origin"], r["grade"]))
+    assert judged == graded
+
+    traces = [json.loads(line) for p in sorted((wf.root / "work/doubting/traces").glob("*/*.jsonl"))
+              for line in p.read_text().splitlines()]
+    assert failures["agent_search"]["failed"] == sum(t["end"] == "llm_failure" for t in traces)
+    assert failures["agent_search"]["total"] == len(traces)
+    wood = [r for p in sorted((wf.root / "work/doubting/wood").glob("*/*.parquet"))
+            for r in pq.read_table(p).to_pylist()]
+    assert failures["wood"]["failed"] == sum(r["failure_kind"] is not None for r in wood)
+    assert manifest["failures"]["accepted_over_limit"] is True
+    assert "failed" in (wf.root / PACKAGE / "README.md").read_text()
+
+
+def test_a_build_whose_calls_all_fail_publishes_and_freezes_nothing(wf, server):
+    server.faults = {"500": 1.0}
+    proc = build(wf, server, "down", check=False)
+    assert proc.returncode != 0
+    assert "release gate: too many LLM failures" in proc.stdout + proc.stderr
+    assert "agent_search" in proc.stdout + proc.stderr
+    assert not (wf.root / PACKAGE).exists() or json.loads(
+        (wf.root / PACKAGE / "MANIFEST.json").read_text())["version"] != "v-down"
+    ledger = wf.root / LEDGER
+    assert not ledger.exists() or "v-down" not in json.loads(ledger.read_text())["releases"]
+
+
+def test_a_plain_rerun_retries_exactly_the_failed_calls(wf, server):
+    server.faults, server.fault_kinds = {"500": 0.3}, ("grade",)
+    first = build(wf, server, "flaky", llm={"max_retries": 0}, check=False)
+    assert first.returncode != 0 and "release gate" in first.stdout + first.stderr
+    failed_bodies = server.faulted("grade")
+    assert failed_bodies
+    seen = len(server.log)
+
+    server.faults = {}
+    build(wf, server, "flaky", llm={"max_retries": 0})
+    again = server.log[seen:]
+    assert not [r for r in again if r.kind == "agent"]  # no agent job ran again
+    assert {r.key for r in again if r.kind == "grade"} == failed_bodies
+    assert not [r for r in grade_rows(wf) if r["grade"] is None]
+    # and then nothing is left to do
+    assert wf.planned_rules(PACKAGE, *wf.args, "flaky.yaml") == []
+
+
+def test_an_agent_shard_of_100_queries_keeps_its_calls_flowing(wf, server):
+    overlay = wf.root / "hundred.yaml"
+    overlay.write_text(yaml.safe_dump({"doubting": {"train_sample": {"size": 100}, "shards": {"train": 1, "dev": 1}}}))
+    build(wf, server, "hundred", llm={"timeout_s": 2, "max_retries": 0}, extra=(overlay.name,))
+    stats = json.loads((wf.root / "work/doubting/stats/agent_search/train/0000.json").read_text())
+    assert stats["queries"] == 100
+    assert stats["failures"]["failed"] == 0 and stats["llm"]["retries"] == 0, stats
+    assert stats["llm"]["calls"] >= 100
