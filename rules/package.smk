@@ -39,8 +39,8 @@ rule assemble:
         dev_grades=DOUBTING_STAGE_FILES["grades", "dev"],
         train_wood=DOUBTING_STAGE_FILES["wood", "train"],
         train_answers=DOUBTING_STAGE_FILES["answers", "train"],
-        train_qrels=DOUBTING["train_qrels"],
-        dev_qrels=DOUBTING["dev_qrels"],
+        train_qrels=DOUBTING_CHECKED["train_qrels"],
+        dev_qrels=DOUBTING_CHECKED["dev_qrels"],
         batch_files=[b["query_ids_file"] for s in ("train", "dev") for b in DOUBTING_BATCHES[s].get("batches", [])],
     output:
         [f"{DOUBTING_ASSEMBLED}/{rel}" for rel in _assembled_files()],

@@ -33,8 +33,9 @@ MAX_LISTED_FAILURES = 10_000
 CODE_PATTERNS = ["Snakefile", "rules/*.smk", "workflow_scripts/*.py", "workflow_scripts/irdata/**/*.py",
                  "workflow_scripts/irdata/doubting/examples/*.py", "prompts/**/*", "envs/*.yaml", "schemas/*.yaml",
                  "requirements*.txt"]
-# the other package's files do not enter this one's manifest (editing them does not rebuild it)
-CODE_EXCLUDE = ["*44b*", "*/__pycache__/*", "*.pyc"]
+# the other package's files and the report's (it reads the package) do not enter this one's manifest
+# (editing them does not rebuild it)
+CODE_EXCLUDE = ["*44b*", "*report*", "*/__pycache__/*", "*.pyc"]
 
 
 def code_files(root, patterns=CODE_PATTERNS, exclude=CODE_EXCLUDE) -> list[str]:
