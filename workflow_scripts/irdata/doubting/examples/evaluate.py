@@ -5,16 +5,17 @@
     python examples/evaluate.py --export-train-qrels train.qrels --package .
 
 Reports MRR@10, nDCG@10 and Recall@100 averaged over every query of the qrels that has a relevant
-pair (the strict subset); a query missing from the run counts 0, as in the official MS MARCO
-script and ir_measures. Relevant means grade >= --min-rel, by default 2, the release's convention
-(2 relevant, 3 directly answering; 1 is only marginally related), as ir_measures' RR(rel=2) and
+pair (the strict subset); a query missing from the run counts 0, as in the official MS MARCO script
+and ir_measures. Relevant means grade >= --min-rel, by default 2, the release's convention (2
+relevant, 3 directly answering; 1 is only marginally related), as ir_measures' RR(rel=2) and
 R(rel=2); every pair of the strict dev qrels has grade 3 and of the train qrels 2 or 3. nDCG uses
 every positive grade as gain and log2(rank + 1) discounts. --per-query writes one line per query
 (query_id and the three scores, tab-separated; - for stdout). Exits 1 with a message when no query
-of the qrels has a relevant pair or none of them is in the run. Run lines are `query_id Q0 passage_id rank score tag`; the ranking follows the score
-(descending), not the rank column. Equal scores are ordered as ir_measures does, so that the numbers
-agree with it exactly: MRR@10 as the official MS MARCO script (passage_id ascending), nDCG@10 and
-Recall@100 as trec_eval (passage_id descending). Unjudged passages count as non-relevant.
+of the qrels has a relevant pair or none of them is in the run. Run lines are `query_id Q0
+passage_id rank score tag`; the ranking follows the score (descending), not the rank column. Equal
+scores are ordered as ir_measures does, so that the numbers agree with it exactly: MRR@10 as the
+official MS MARCO script (passage_id ascending), nDCG@10 and Recall@100 as trec_eval (passage_id
+descending). Unjudged passages count as non-relevant.
 No dependency beyond the standard library (pyarrow for the export).
 """
 
