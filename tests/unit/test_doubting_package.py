@@ -564,3 +564,61 @@ def test_demo_and_production_configs_set_what_the_card_claims():
     production = yaml.safe_load((REPO / "production.yaml").read_text())
     assert demo["doubting"]["ids_refer_to"] == "collection" and demo["doubting"]["license"]
     assert production["doubting"]["ids_refer_to"] == "msmarco-v1" and production["doubting"]["paper"]
+
+
+# -- evaluate.py: --min-rel, --per-query, and no silent zero -----------------------------------------
+
+def _graded_qrels(pkg: Path, path: Path) -> None:
+    """TREC qrels of every dev judgment, grades 0-3 (agent rows; one line per pair)."""
+    j = table(pkg, "judgments", "dev")
+    j = j[j["origin"] == "agent"]
+    path.write_text("".join(f"{q} 0 {p} {g}\n" for q, p, g in zip(j["query_id"], j["passage_id"], j["grade"])))
+
+
+@pytest.mark.parametrize("min_rel", [1, 2, 3])
+def test_evaluate_min_rel_and_per_query_match_ir_measures(synth_pkg, tmp_path, min_rel):
+    import ir_measures
+    from ir_measures import RR, R, nDCG
+
+    qrels, run, per_query = tmp_path / "graded.qrels", tmp_path / "run.trec", tmp_path / "pq.tsv"
+    _graded_qrels(synth_pkg, qrels)
+    _write_run(synth_pkg, run, seed=min_rel)
+    proc = subprocess.run([sys.executable, str(synth_pkg / "examples/evaluate.py"), "--qrels", str(qrels), "--run",
+                           str(run), "--min-rel", str(min_rel), "--per-query", str(per_query), "--json"],
+                          capture_output=True, text=True, check=True)
+    ours = json.loads(proc.stdout)
+    rows = [line.split("\t") for line in lines(per_query)]
+    assert rows[0] == ["query_id", "MRR@10", "nDCG@10", "Recall@100"]
+    scores = {r[0]: [float(x) for x in r[1:]] for r in rows[1:]}
+    judged = pd.read_csv(qrels, sep=" ", names=["q", "it", "p", "g"], dtype={"q": str, "p": str})
+    expected_queries = set(judged[judged["g"] >= min_rel]["q"])
+    assert set(scores) == expected_queries and ours["queries"] == len(expected_queries) > 0
+    assert ours["min_rel"] == min_rel
+    measures = [RR(rel=min_rel) @ 10, nDCG @ 10, R(rel=min_rel) @ 100]
+    ref = {m: {} for m in measures}
+    for metric in ir_measures.iter_calc(measures, list(ir_measures.read_trec_qrels(str(qrels))),
+                                        list(ir_measures.read_trec_run(str(run)))):
+        ref[metric.measure][metric.query_id] = metric.value
+    for q, (rr, ndcg, recall) in scores.items():
+        # a query missing from the run counts 0 (ir_measures yields nothing for it)
+        assert (rr, ndcg, recall) == pytest.approx(tuple(ref[m].get(q, 0.0) for m in measures), abs=1e-6)
+    for name, i in (("MRR@10", 0), ("nDCG@10", 1), ("Recall@100", 2)):
+        assert ours[name] == pytest.approx(sum(s[i] for s in scores.values()) / len(scores), abs=1e-6)
+
+
+def test_evaluate_refuses_a_run_of_other_queries_and_an_impossible_min_rel(synth_pkg, tmp_path):
+    run = tmp_path / "other.trec"
+    run.write_text("someone-else Q0 p1 1 1.0 r\n")
+    script = str(synth_pkg / "examples/evaluate.py")
+    strict = str(synth_pkg / "trec/dev.strict.qrels")
+    proc = subprocess.run([sys.executable, script, "--qrels", strict, "--run", str(run)], capture_output=True,
+                          text=True)
+    assert proc.returncode == 1 and "is in the run" in proc.stderr
+    good = tmp_path / "good.trec"
+    _write_run(synth_pkg, good)
+    proc = subprocess.run([sys.executable, script, "--qrels", strict, "--run", str(good), "--min-rel", "4"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 1 and "no query has a pair of grade >= 4" in proc.stderr
+    proc = subprocess.run([sys.executable, script, "--qrels", strict, "--run", str(good), "--per-query", "-"],
+                          capture_output=True, text=True, check=True)
+    assert proc.stdout.startswith("query_id\tMRR@10\tnDCG@10\tRecall@100\n") and "MRR@10\t" in proc.stdout
