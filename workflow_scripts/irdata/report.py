@@ -24,6 +24,7 @@ import matplotlib.pyplot as plt  # noqa: E402 - the backend is chosen first
 import numpy as np  # noqa: E402
 import pyarrow.compute as pc  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from .atomic import atomic_path, write_text_atomic  # noqa: E402
 
@@ -76,7 +77,7 @@ def grade_counts(stats: dict) -> dict[tuple[str, str], list[int]]:
 
 def grades_figure(stats: dict, path) -> None:
     counts = grade_counts(stats)
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4), sharey=False)
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), layout="constrained")
     width = 0.4
     for ax, split in zip(axes, SPLITS):
         for i, origin in enumerate(("agent", "official")):
@@ -101,7 +102,7 @@ def wood_figure(judgments_train, path) -> dict:
     wood = agent.column("wood").to_numpy(zero_copy_only=False)
     grade = agent.column("grade").to_numpy(zero_copy_only=False)
     finite = np.isfinite(wood.astype(float))
-    fig, ax = plt.subplots(figsize=(7, 3.4))
+    fig, ax = plt.subplots(figsize=(7, 3.4), layout="constrained")
     summary = {"proposals": int(len(wood)), "finite": int(finite.sum()), "null": int((~finite).sum())}
     if finite.any():
         bins = np.histogram_bin_edges(wood[finite].astype(float), bins=40)
@@ -114,6 +115,7 @@ def wood_figure(judgments_train, path) -> dict:
     else:
         ax.text(0.5, 0.5, "no finite WOOD score in this build", ha="center", va="center", transform=ax.transAxes)
     ax.set_xlabel("WOOD (mean log-likelihood gain of the answer tokens with the passage)")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("train agent proposals")
     ax.set_title(f"WOOD of {summary['finite']:,} train proposals ({summary['null']:,} without a finite score)")
     save_figure(fig, path)
@@ -122,7 +124,7 @@ def wood_figure(judgments_train, path) -> dict:
 
 def proposals_figure(train_queries, dev_queries, path) -> dict:
     """Histogram of the agent's graded proposals per query (n_agent), train and dev."""
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), layout="constrained")
     summary = {}
     for ax, split, file in zip(axes, SPLITS, (train_queries, dev_queries)):
         n_agent = pq.read_table(file, columns=["n_agent"]).column("n_agent").to_numpy(zero_copy_only=False)
@@ -131,6 +133,9 @@ def proposals_figure(train_queries, dev_queries, path) -> dict:
                           "max": int(n_agent.max()) if len(n_agent) else 0}
         top = int(n_agent.max()) if len(n_agent) else 0
         ax.hist(n_agent, bins=np.arange(0, top + 2) - 0.5 if top < 60 else 40)
+        ax.set_xlim(-0.5, max(top, 1) + 0.5)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("graded proposals of the query (n_agent)")
         ax.set_title(f"{split}: {len(n_agent):,} queries, mean {summary[split]['mean']:.1f}")
     axes[0].set_ylabel("queries")
@@ -160,7 +165,7 @@ def _failures_html(manifest: dict) -> str:
 def confusion_figure_uri(confusion) -> str:
     """The audit's confusion matrix as a PNG data URI (embedded in the audit table)."""
     matrix = np.array(confusion, dtype=float)
-    fig, ax = plt.subplots(figsize=(4.2, 3.6))
+    fig, ax = plt.subplots(figsize=(4.2, 3.6), layout="constrained")
     ax.imshow(matrix, cmap="Blues")
     for (i, j), value in np.ndenumerate(matrix):
         ax.text(j, i, f"{int(value):,}", ha="center", va="center",
@@ -239,13 +244,14 @@ def eval44b_report(results_jsonl, out: dict) -> list[dict]:
              *["" if r.get(c) is None else r[c] for c in ARM_COLUMNS]] for i, r in enumerate(results)]
     write_html(out["arms"], "44b Eval: arms on the 9-candidate test sets",
                html_table(["rank", "arm", *ARM_COLUMNS], rows))
-    fig, ax = plt.subplots(figsize=(7, 0.5 + 0.45 * max(len(results), 1)))
+    fig, ax = plt.subplots(figsize=(7, 1.2 + 0.5 * max(len(results), 1)), layout="constrained")
     names = [r["arm"] for r in results][::-1]
-    for offset, metric in ((-0.2, "P@1"), (0.2, "MRR")):
-        ax.barh(np.arange(len(names)) + offset, [r[metric] for r in results][::-1], 0.4, label=metric)
+    for offset, metric in ((0.2, "P@1"), (-0.2, "MRR")):
+        bars = ax.barh(np.arange(len(names)) + offset, [r[metric] for r in results][::-1], 0.4, label=metric)
+        ax.bar_label(bars, fmt="%.3f", fontsize=7, padding=2)
     ax.axvline(1 / 9, color="k", lw=0.6, ls="--", label="chance P@1 (1/9)")
     ax.set_yticks(range(len(names)), names)
-    ax.set_xlim(0, 1)
+    ax.set_xlim(0, 1.12)
     ax.legend(fontsize=8, loc="lower right")
     ax.set_title("44b Eval: P@1 and MRR per arm")
     save_figure(fig, out["figure"])
