@@ -559,6 +559,18 @@ def test_card_claims_come_from_the_config(tmp_path, refer):
     assert 'download_mode="force_redownload", verification_mode="no_checks"' in flat
 
 
+def test_card_counts_dropped_qrels_rows(tmp_path):
+    kw = edge_cases(tmp_path / "w")
+    inputs = Work(tmp_path / "w").base / "inputs.json"
+    recorded = json.loads(inputs.read_text())
+    build(tmp_path, kw, out="a")
+    assert "qrels rows were left out" not in " ".join((tmp_path / "a/README.md").read_text().split())
+    inputs.write_text(json.dumps({**recorded, "qrels_dropped": {"train": 3, "dev": 1}}))
+    build(tmp_path, kw, out="b", version="v0.2-test")
+    flat = " ".join((tmp_path / "b/README.md").read_text().split())
+    assert "3 train and 1 dev qrels rows were left out of every stage because their passage is not in the" in flat
+
+
 def test_demo_and_production_configs_set_what_the_card_claims():
     demo = yaml.safe_load((REPO / "config.yaml").read_text())
     production = yaml.safe_load((REPO / "production.yaml").read_text())

@@ -252,6 +252,10 @@ def render(stats: dict, version: str, repo_id: str, identity: dict, inputs: dict
                  f"{n(d['queries'])} of the {n(n_dev_file)} queries of {dev_set}, a deterministic sample.")
     no_pos = (f" {n(fallback_none)} queries have neither a qualifying pair nor an official positive; their "
               "positive_id and positive_source are null." if fallback_none else "")
+    dropped = inputs.get("qrels_dropped", {})
+    dropped_text = (f" {n(dropped.get('train', 0))} train and {n(dropped.get('dev', 0))} dev qrels rows were left out "
+                    "of every stage because their passage is not in the collection (doubting.qrels_missing_passages: "
+                    "drop; inputs.json, qrels_dropped)." if any(dropped.values()) else "")
     failures = (f"{n(failures_train)} train and {n(failures_dev)} dev grading calls failed after retries; those "
                 "pairs have no grade, are not in judgments, and are listed in MANIFEST.json (grading_failures).")
     collection_size = (f"{n(n_collection_passages)} passages in the collection this release was built from; "
@@ -371,7 +375,7 @@ proposals none of which received grade 3, and {n(d['nonstrict_without_agent'])} 
 in dev_queries (strict_subset = false) and in ids/dev_all.txt; a missing grade 3 does not show that no answering
 passage exists.
 
-{failures}
+{failures}{dropped_text}
 
 ## How the annotations were made
 
