@@ -559,6 +559,18 @@ def test_card_claims_come_from_the_config(tmp_path, refer):
     assert 'download_mode="force_redownload", verification_mode="no_checks"' in flat
 
 
+def test_card_states_the_audit_when_given(edge_pkg):
+    from irdata.doubting import card
+
+    readme = " ".join((edge_pkg / "README.md").read_text().split())
+    assert "## Label audit No label audit against human judgments was run for this build." in readme
+    audit = {"pairs": 215, "kappa_linear": 0.41234, "kappa_quadratic": 0.5876, "binary_agreement_at_2": 0.84,
+             "confusion": [[30, 5, 2, 1], [6, 10, 4, 2], [3, 4, 20, 6], [1, 2, 5, 19]]}
+    text = " ".join(card.audit_text(audit).split())
+    assert "215 human-judged pairs" in text and "0.412 linear, 0.588 quadratic" in text and ">= 2: 0.840" in text
+    assert "| 2 | 3 | 4 | 20 | 6 |" in text
+
+
 def test_card_counts_dropped_qrels_rows(tmp_path):
     kw = edge_cases(tmp_path / "w")
     inputs = Work(tmp_path / "w").base / "inputs.json"

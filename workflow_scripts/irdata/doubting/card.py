@@ -202,9 +202,22 @@ def _provides(rows: dict, d: dict, msmarco: bool) -> str:
     return " ".join(parts)
 
 
+def audit_text(audit: dict | None) -> str:
+    """The Label audit section: MANIFEST.json's `audit` (human-judged pairs graded like the release)."""
+    if not audit:
+        return "No label audit against human judgments was run for this build."
+    matrix = _table(["human \\ model", *[str(g) for g in range(4)]],
+                    [[str(g), *[n(c) for c in audit["confusion"][g]]] for g in range(4)])
+    return (f"{n(audit['pairs'])} human-judged pairs (grades 0-3) were graded by the same grading path and model as "
+            f"the release. Cohen's kappa: {audit['kappa_linear']:.3f} linear, {audit['kappa_quadratic']:.3f} "
+            f"quadratic; binary agreement at grade >= 2: {audit['binary_agreement_at_2']:.3f}. Confusion matrix "
+            f"(rows: human grade, columns: model grade):\n\n{matrix}")
+
+
 def render(stats: dict, version: str, repo_id: str, identity: dict, inputs: dict, batch_descriptions: dict,
-           config: dict) -> str:
-    """The card. `config`: the config used (MANIFEST.json's `config`): its doubting and retrieval sections."""
+           config: dict, audit: dict | None = None) -> str:
+    """The card. `config`: the config used (MANIFEST.json's `config`): its doubting and retrieval sections;
+    `audit`: MANIFEST.json's `audit`, or None when no audit was run."""
     settings = card_settings(config)
     dense_model = config["retrieval"]["dense"]["model"]
     t, d = stats["splits"]["train"], stats["splits"]["dev"]
@@ -401,6 +414,10 @@ passage exists.
   as a string.
 - Development set (acquisition_batch): {_batches(d['acquisition_batches'], batch_descriptions.get('dev', {}))}
 - Acquisition batches (train): {_batches(t['acquisition_batches'], batch_descriptions.get('train', {}))}
+
+## Label audit
+
+{audit_text(audit)}
 
 ## Schema
 
