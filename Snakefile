@@ -11,27 +11,35 @@ configfile: "config.yaml"
 validate(config, "schemas/config.schema.yaml")
 
 
+report: "report/workflow.rst"
+
+
 include: "rules/common.smk"
 include: "rules/queries.smk"
 include: "rules/retrieval.smk"
 include: "rules/annotate.smk"
 include: "rules/package.smk"
 include: "rules/eval44b.smk"
+include: "rules/report.smk"
 
 
-rule all:
-    input:
-        DOUBTING["package_dir"],
-        list(EVAL44B_RELEASE.values()),
-    default_target: True
-
-
-# one release alone: `snakemake doubting`, `snakemake eval44b`
+# One target per release (`snakemake doubting`, `snakemake eval44b`), each with its report figures
+# and tables; `all`, the default, builds both.
 rule doubting:
     input:
         DOUBTING["package_dir"],
+        rules.report_doubting.output,
 
 
 rule eval44b:
     input:
         list(EVAL44B_RELEASE.values()),
+        rules.report_eval44b.output,
+
+
+rule all:
+    input:
+        rules.doubting.input,
+        rules.eval44b.input,
+    default_target: True
+

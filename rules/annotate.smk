@@ -51,7 +51,7 @@ rule grade:
         agent=shard_path("agent"),
         queries=split_queries,
         collection=DOUBTING["collection"],
-        qrels=lambda w: DOUBTING[f"{w.split}_qrels"],
+        qrels=lambda w: DOUBTING_CHECKED[f"{w.split}_qrels"],
     output:
         grades=shard_path("grades"),
         stats=shard_path("stats", rule="grade"),

@@ -28,6 +28,14 @@ DOUBTING_IDS = {
     "train_excluded": f"{WORK}/doubting/ids/train_excluded.tsv",
     "dev_all": f"{WORK}/doubting/ids/dev_all.txt",
 }
+# the inputs as validate_msmarco_inputs checked them: what every later stage reads instead of the raw
+# files (qrels minus the rows dropped per doubting.qrels_missing_passages; answers of the dev queries
+# only, as JSON lines, whatever format doubting.dev_answers has)
+DOUBTING_CHECKED = {
+    "train_qrels": f"{WORK}/doubting/inputs/train.qrels",
+    "dev_qrels": f"{WORK}/doubting/inputs/dev.qrels",
+    "dev_answers": f"{WORK}/doubting/inputs/dev_answers.jsonl",
+}
 
 
 def code_hash(script, prompts=(), settings=None):
@@ -151,7 +159,16 @@ def llm_job_params(name):
 def grade_inputs(wildcards):
     """The reference answers, for a grading mode that sees them."""
     if STAGE.settings("grade", wildcards)["sees_answers"]:
-        return {"answers": DOUBTING["dev_answers"]}
+        return {"answers": DOUBTING_CHECKED["dev_answers"]}
     return {}
 
 
+
+
+# The label audit (rules/package.smk)
+DOUBTING_AUDIT = f"{WORK}/doubting/audit/audit.json"
+
+
+def release_audit(wildcards):
+    """The label audit, when the config asks for one (doubting.audit)."""
+    return {"audit": DOUBTING_AUDIT} if DOUBTING["audit"]["qrels"] else {}

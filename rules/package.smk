@@ -38,14 +38,6 @@ LLM_JOB_STATS = {
 }
 
 
-DOUBTING_AUDIT = f"{WORK}/doubting/audit/audit.json"
-
-
-def release_audit(wildcards):
-    """The label audit, when the config asks for one (doubting.audit)."""
-    return {"audit": DOUBTING_AUDIT} if DOUBTING["audit"]["qrels"] else {}
-
-
 if DOUBTING["audit"]["qrels"]:
 
     rule audit_labels:
@@ -82,8 +74,8 @@ rule assemble:
         **DOUBTING_IDS,
         **{f"{split}_{kind}": shard_paths(split, kind) for split, kinds in _SPLIT_FILES.items()
            for kind in ("ids", *kinds)},
-        train_qrels=DOUBTING["train_qrels"],
-        dev_qrels=DOUBTING["dev_qrels"],
+        train_qrels=DOUBTING_CHECKED["train_qrels"],
+        dev_qrels=DOUBTING_CHECKED["dev_qrels"],
         batch_files=[b["query_ids_file"] for s in ("train", "dev") for b in DOUBTING_BATCHES[s].get("batches", [])],
     output:
         [f"{DOUBTING_ASSEMBLED}/{rel}" for rel in _assembled_files()],

@@ -11,11 +11,13 @@ rule validate_msmarco_inputs:
         dev_answers=DOUBTING["dev_answers"],
         heldout_queries=DOUBTING["heldout_queries"],
     output:
-        f"{WORK}/doubting/inputs.json",
+        report=f"{WORK}/doubting/inputs.json",
+        **DOUBTING_CHECKED,
     # Input checks run before anything else, so bad input fails before an expensive job starts.
     priority: 100
     params:
         code=code_hash("workflow_scripts/validate_msmarco_inputs.py"),
+        settings={"qrels_missing_passages": DOUBTING["qrels_missing_passages"]},
     log:
         "logs/validate_msmarco_inputs.log",
     conda:
@@ -26,7 +28,7 @@ rule validate_msmarco_inputs:
 
 rule dedup_train_queries:
     input:
-        validated=rules.validate_msmarco_inputs.output[0],
+        validated=rules.validate_msmarco_inputs.output.report,
         train_queries=DOUBTING["train_queries"],
         dev_queries=DOUBTING["dev_queries"],
         heldout_queries=DOUBTING["heldout_queries"],

@@ -54,7 +54,7 @@ rule index_dense:
     params:
         index_dir=lambda wildcards, output: os.path.dirname(output[0]),
         code=code_hash("workflow_scripts/index_dense.py", settings=DENSE_INDEX_SETTINGS),
-        settings=RETRIEVAL["dense"],
+        settings=DENSE_INDEX_SETTINGS,
     threads: 8  # faiss's HNSW build is multi-threaded; capped by --cores
     log:
         "logs/index_dense/{collection}.log",

@@ -9,6 +9,8 @@ with rule_logging(snakemake) as log:
     report = validate_msmarco_inputs(
         inputs.collection, inputs.train_queries, inputs.train_qrels, inputs.dev_queries,
         inputs.dev_qrels, inputs.dev_answers, list(inputs.heldout_queries),
+        qrels_missing_passages=snakemake.params.settings["qrels_missing_passages"],
+        checked={key: snakemake.output[key] for key in ("train_qrels", "dev_qrels", "dev_answers")},
     )
-    log.info("inputs valid: %s", report["rows"])
-    write_text_atomic(snakemake.output[0], json.dumps(report, indent=2, sort_keys=True) + "\n")
+    log.info("inputs valid: %s; qrels rows dropped: %s", report["rows"], report["qrels_dropped"])
+    write_text_atomic(snakemake.output.report, json.dumps(report, indent=2, sort_keys=True) + "\n")

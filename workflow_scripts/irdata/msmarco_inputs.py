@@ -6,7 +6,9 @@ import json
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
+from .atomic import atomic_open, write_jsonl_atomic
 from .errors import InputError
 from .provenance import sha256_file
 from .tsv import check_ids_known, read_id_text_tsv, read_trec_qrels
@@ -20,10 +22,50 @@ def read_collection(path) -> pa.Table:
     return read_id_text_tsv(path, "passage_id", "text")
 
 
-def read_reference_answers(path, known_query_ids: set[str] | None = None) -> dict[str, list[str]]:
-    """Read dev reference answers, one JSON object `{"query_id": str, "answers": [str, ...]}` a line."""
-    path = Path(path)
-    answers: dict[str, list[str]] = {}
+# MS MARCO QnA's answer for a query without one
+NO_ANSWER = "No Answer Present."
+ANSWER_ID_KEYS = ("query_id", "query_id_v1_1")
+QRELS_MISSING_PASSAGES = ("error", "drop")
+
+
+def _answer_id(path, value, line=None, row=None) -> str:
+    where = f"row {row!r}: " if row is not None else ""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if not isinstance(value, str) or not value or value != value.strip():
+        raise InputError(path, f"{where}query_id must be a non-empty string or an integer, got {value!r}", line=line,
+                         field="query_id")
+    return value
+
+
+def _answer_list(path, value, line=None, row=None) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(a, str) for a in value):
+        where = f"row {row!r}: " if row is not None else ""
+        raise InputError(path, f"{where}answers must be a list of strings", line=line, field="answers")
+    return [a for a in value if a != NO_ANSWER]
+
+
+def _record_answers(path, record, line=None) -> tuple[str, str, list[str]]:
+    if not isinstance(record, dict):
+        raise InputError(path, "expected a JSON object", line=line)
+    key = next((k for k in ANSWER_ID_KEYS if k in record), None)
+    if key is None:
+        raise InputError(path, f"missing query id (one of {', '.join(ANSWER_ID_KEYS)})", line=line, field="query_id")
+    return key, _answer_id(path, record[key], line), _answer_list(path, record.get("answers"), line)
+
+
+def _columnar_answers(path, obj: dict):
+    """MS MARCO QnA v2.1 JSON: {"query_id": {row: id}, "answers": {row: [...]}, ...}."""
+    ids, answers = obj.get("query_id"), obj.get("answers")
+    if not isinstance(ids, dict):
+        raise InputError(path, "expected query_id keyed by row, as in the MS MARCO QnA v2.1 JSON", field="query_id")
+    for row, qid in ids.items():
+        if row not in answers:
+            raise InputError(path, f"row {row!r} has a query_id but no answers", field="answers")
+        yield None, "query_id", _answer_id(path, qid, row=row), _answer_list(path, answers[row], row=row)
+
+
+def _jsonl_answers(path):
     with open(path, "rb") as fh:
         for number, raw in enumerate(fh, start=1):
             if not raw.strip():
@@ -34,44 +76,157 @@ def read_reference_answers(path, known_query_ids: set[str] | None = None) -> dic
                 raise InputError(path, "not valid UTF-8", line=number) from exc
             except json.JSONDecodeError as exc:
                 raise InputError(path, f"not a JSON object: {exc.msg}", line=number) from exc
-            if not isinstance(record, dict):
-                raise InputError(path, "expected a JSON object", line=number)
-            qid = record.get("query_id")
-            if not isinstance(qid, str) or not qid:
-                raise InputError(path, "missing or non-string query_id", line=number, field="query_id")
-            values = record.get("answers")
-            if not isinstance(values, list) or not all(isinstance(a, str) for a in values):
-                raise InputError(path, "answers must be a list of strings", line=number, field="answers")
-            if qid in answers:
-                raise InputError(path, f"duplicate query_id {qid!r}", line=number, field="query_id")
-            if known_query_ids is not None and qid not in known_query_ids:
-                raise InputError(path, f"query_id {qid!r} is not a dev query", line=number, field="query_id")
-            answers[qid] = values
+            yield (number, *_record_answers(path, record, number))
+
+
+def _answer_format(path) -> tuple[str, object]:
+    """("jsonl", None) or ("columnar", the parsed object), from the file's first non-blank line."""
+    with open(path, "rb") as fh:
+        first = next((raw for raw in fh if raw.strip()), None)
+    if first is None:
+        raise InputError(path, "file is empty; expected at least one record")
+    try:
+        head = json.loads(first.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        head = None
+    if isinstance(head, dict) and isinstance(head.get("answers"), dict):
+        return "columnar", head
+    if head is not None:
+        return "jsonl", None
+    try:   # a pretty-printed QnA v2.1 JSON spans many lines
+        whole = json.loads(Path(path).read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return "jsonl", None   # the JSON lines reader names the bad line
+    if isinstance(whole, dict) and isinstance(whole.get("answers"), dict):
+        return "columnar", whole
+    raise InputError(path, "neither JSON lines of answer records nor the MS MARCO QnA v2.1 JSON")
+
+
+def _read_answers(path) -> tuple[dict[str, list[str]], set[str]]:
+    """The answers and the id keys the file used (query_id, query_id_v1_1)."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(path, "file not found; check the path in config.yaml")
+    kind, obj = _answer_format(path)
+    records = _columnar_answers(path, obj) if kind == "columnar" else _jsonl_answers(path)
+    answers: dict[str, list[str]] = {}
+    keys = set()
+    for line, key, qid, values in records:
+        if qid in answers:
+            raise InputError(path, f"duplicate query_id {qid!r}", line=line, field="query_id")
+        answers[qid] = values
+        keys.add(key)
     if not answers:
         raise InputError(path, "file is empty; expected at least one record")
-    return answers
+    return answers, keys
+
+
+def read_reference_answers(path) -> dict[str, list[str]]:
+    """Read dev reference answers, {query_id: [answer, ...]}, from any of the formats MS MARCO uses:
+
+    - JSON lines, one record a line: `{"query_id": ..., "answers": [...]}`, with `query_id_v1_1` in
+      place of `query_id` (MS MARCO QnA v1.1 reference answers), or whole QnA v1.1 records (their
+      other fields are ignored);
+    - the MS MARCO QnA v2.1 JSON (dev_v2.1.json): one object whose fields are keyed by row,
+      `{"query_id": {"0": 1102432, ...}, "answers": {"0": [...], ...}, ...}`.
+
+    Integer ids become strings; "No Answer Present." (QnA's marker of an unanswered query) is no
+    answer. Queries outside the dev set are kept here: validate_msmarco_inputs ignores and counts them.
+    """
+    return _read_answers(path)[0]
+
+
+def answers_of_dev_queries(path, dev_queries_path, dev_ids: list[str]) -> tuple[dict[str, list[str]], dict]:
+    """The reference answers of the dev queries (in `dev_ids` order) and their counts for inputs.json.
+
+    Answers of other queries are ignored (an official QnA file covers all of its queries, the dev set
+    is a subset); none matching is an error, since the ids then come from another id space. So is a
+    file keyed by query_id_v1_1: MS MARCO QnA v1.1 ids are another numbering than the passage ranking
+    query ids (some coincide by chance), so its answers would attach to unrelated queries.
+    """
+    everything, keys = _read_answers(path)
+    matched = {q: everything[q] for q in dev_ids if q in everything}
+    if "query_id_v1_1" in keys:
+        raise InputError(path, f"answers keyed by query_id_v1_1 are MS MARCO QnA v1.1 ids, not the query ids of "
+                         f"{dev_queries_path} ({len(matched):,} of its {len(dev_ids):,} ids occur in the file by "
+                         "coincidence of numbering). Give the QnA v2.1 dev file (dev_v2.1.json), whose query_id are "
+                         "the passage ranking dev ids; if your dev queries do carry v1.1 ids, rename the key to "
+                         "query_id", field="query_id")
+    if not matched:
+        example = next(iter(everything))
+        raise InputError(path, f"none of its {len(everything):,} answers is for a query of {dev_queries_path} "
+                         f"(first query_id {example!r}); are the answers of another query set? For "
+                         "queries.dev.small.tsv give the QnA v2.1 dev file (dev_v2.1.json)",
+                         field="query_id")
+    counts = {"dev_answers": len(matched), "dev_answers_other_queries": len(everything) - len(matched),
+              "dev_queries_without_answer": sum(1 for q in dev_ids if not matched.get(q))}
+    return matched, counts
+
+
+def check_qrels(qrels_path, qrels: pa.Table, passage_ids, collection, query_ids, queries_path,
+                missing_passages: str = "error") -> tuple[pa.Table, int]:
+    """Check a qrels table against the collection and the queries; return it and the rows dropped.
+
+    A row whose passage is not in the collection is an error, or with missing_passages="drop" is
+    left out and counted (a qrels row whose query is not in the queries is always an error).
+    """
+    if missing_passages not in QRELS_MISSING_PASSAGES:
+        raise ValueError(f"qrels_missing_passages must be one of {QRELS_MISSING_PASSAGES}, got {missing_passages!r}")
+    dropped = 0
+    if missing_passages == "drop":
+        known = pc.is_in(qrels.column("passage_id"), value_set=pa.chunked_array(passage_ids).combine_chunks())
+        dropped = qrels.num_rows - int(pc.sum(known).as_py() or 0)
+        if dropped == qrels.num_rows:
+            raise InputError(qrels_path, f"no row's passage_id is in the collection {collection} (all "
+                             f"{qrels.num_rows:,} dropped); are these qrels of another corpus?", field="passage_id")
+        qrels = qrels.filter(known)
+    else:
+        check_ids_known(qrels_path, qrels, "passage_id", passage_ids,
+                        f"the collection {collection} (set doubting.qrels_missing_passages: drop to leave such rows "
+                        "out)")
+    check_ids_known(qrels_path, qrels, "query_id", query_ids, f"the queries {queries_path}")
+    return qrels, dropped
+
+
+def write_qrels(table: pa.Table, path) -> None:
+    """TREC qrels, tab-separated, in the table's row order."""
+    columns = [table.column(c) for c in ("query_id", "iteration", "passage_id")]
+    lines = pc.binary_join_element_wise(*columns, pc.cast(table.column("relevance"), pa.string()), "\t")
+    with atomic_open(path) as fh:
+        for chunk in lines.chunks:
+            if len(chunk):
+                fh.write("\n".join(chunk.to_pylist()) + "\n")
 
 
 def validate_msmarco_inputs(collection, train_queries, train_qrels, dev_queries, dev_qrels,
-                            dev_answers, heldout_queries) -> dict:
+                            dev_answers, heldout_queries, qrels_missing_passages: str = "error",
+                            checked: dict | None = None) -> dict:
     """Read and check every input; return a report with row counts and sha256 of each file.
 
-    Raises InputError at the first problem, naming the file, line and field.
+    Raises InputError at the first problem, naming the file, line and field. `checked`, when given,
+    names the files every later stage reads instead of the raw ones: {"train_qrels", "dev_qrels"}
+    (TREC qrels, minus the rows dropped per qrels_missing_passages) and "dev_answers" (JSON lines of
+    the dev queries' answers, in dev_queries order, whatever the input format).
     """
     passages = read_collection(collection)
     pids = passages.column("passage_id")
-    report = {"files": {}, "rows": {"collection": passages.num_rows}}
+    report = {"files": {}, "rows": {"collection": passages.num_rows}, "qrels_dropped": {}}
     for name, queries_path, qrels_path in (("train", train_queries, train_qrels),
                                            ("dev", dev_queries, dev_qrels)):
         queries = read_queries(queries_path)
-        qrels = read_trec_qrels(qrels_path)
-        check_ids_known(qrels_path, qrels, "passage_id", pids, f"the collection {collection}")
-        check_ids_known(qrels_path, qrels, "query_id", queries.column("query_id"), f"the queries {queries_path}")
+        qrels, dropped = check_qrels(qrels_path, read_trec_qrels(qrels_path), pids, collection,
+                                     queries.column("query_id"), queries_path, qrels_missing_passages)
         report["rows"][f"{name}_queries"] = queries.num_rows
         report["rows"][f"{name}_qrels"] = qrels.num_rows
+        report["qrels_dropped"][name] = dropped
+        if checked:
+            write_qrels(qrels, checked[f"{name}_qrels"])
         if name == "dev":
-            dev_ids = set(queries.column("query_id").to_pylist())
-    report["rows"]["dev_answers"] = len(read_reference_answers(dev_answers, dev_ids))
+            dev_ids = queries.column("query_id").to_pylist()
+    answers, counts = answers_of_dev_queries(dev_answers, dev_queries, dev_ids)
+    report["rows"].update(counts)
+    if checked:
+        write_jsonl_atomic(checked["dev_answers"], ({"query_id": q, "answers": a} for q, a in answers.items()))
     for path in heldout_queries:
         report["rows"][f"heldout:{path}"] = read_queries(path).num_rows
     inputs = [collection, train_queries, train_qrels, dev_queries, dev_qrels, dev_answers, *heldout_queries]

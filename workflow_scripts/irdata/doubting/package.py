@@ -64,7 +64,7 @@ def build_package(assembled_dir, out_dir, version: str, repo_id: str, inputs_jso
         for name in EXAMPLES:
             shutil.copyfile(EXAMPLES_DIR / name, tmp / "examples" / name)
         (tmp / "README.md").write_text(card.render(stats, version, repo_id, identity, inputs, batch_descriptions,
-                                                   failures, audit),
+                                                   config, failures, audit),
                                        encoding="utf-8", newline="\n")
         code = manifest.file_hashes(code_root, code_paths)
         man = manifest.build_manifest(stats, version, repo_id, inputs.get("files", inputs), identity, config, code,

@@ -1,0 +1,56 @@
+# Figures and tables of `snakemake --report report.html` (rules report_doubting, report_eval44b):
+# their outputs are flagged report(), with captions in report/. Logic in workflow_scripts/irdata/report.py.
+
+from irdata.doubting.assemble import DATA_FILES as _DATA_FILES, STATS as _STATS
+
+REPORT_DIR = f"{WORK}/report"
+DOUBTING_REPORT_CATEGORY = "Doubting MS MARCO"
+EVAL44B_REPORT_CATEGORY = "44b Eval"
+
+
+rule report_doubting:
+    input:
+        stats=f"{DOUBTING_ASSEMBLED}/{_STATS}",
+        judgments_train=f"{DOUBTING_ASSEMBLED}/{_DATA_FILES['judgments', 'train']}",
+        train_queries=f"{DOUBTING_ASSEMBLED}/{_DATA_FILES['train_queries', 'train']}",
+        dev_queries=f"{DOUBTING_ASSEMBLED}/{_DATA_FILES['dev_queries', 'dev']}",
+        package=DOUBTING["package_dir"],
+    output:
+        summary=report(f"{REPORT_DIR}/doubting/summary.html", caption="../report/doubting_summary.rst",
+                       category=DOUBTING_REPORT_CATEGORY, subcategory="Tables"),
+        grades=report(f"{REPORT_DIR}/doubting/grades.png", caption="../report/doubting_grades.rst",
+                      category=DOUBTING_REPORT_CATEGORY, subcategory="Figures"),
+        wood=report(f"{REPORT_DIR}/doubting/wood.png", caption="../report/doubting_wood.rst",
+                    category=DOUBTING_REPORT_CATEGORY, subcategory="Figures"),
+        proposals=report(f"{REPORT_DIR}/doubting/proposals.png", caption="../report/doubting_proposals.rst",
+                         category=DOUBTING_REPORT_CATEGORY, subcategory="Figures"),
+        failures=report(f"{REPORT_DIR}/doubting/failures.html", caption="../report/doubting_failures.rst",
+                        category=DOUBTING_REPORT_CATEGORY, subcategory="Tables"),
+        audit=report(f"{REPORT_DIR}/doubting/audit.html", caption="../report/doubting_audit.rst",
+                     category=DOUBTING_REPORT_CATEGORY, subcategory="Tables"),
+    params:
+        code=code_hash("workflow_scripts/report_doubting.py"),
+    log:
+        "logs/report_doubting.log",
+    conda:
+        "../envs/report.yaml"
+    script:
+        "../workflow_scripts/report_doubting.py"
+
+
+rule report_eval44b:
+    input:
+        results=EVAL44B_RELEASE["results"],
+    output:
+        arms=report(f"{REPORT_DIR}/eval44b/arms.html", caption="../report/eval44b_arms.rst",
+                    category=EVAL44B_REPORT_CATEGORY),
+        figure=report(f"{REPORT_DIR}/eval44b/arms.png", caption="../report/eval44b_arms.rst",
+                      category=EVAL44B_REPORT_CATEGORY),
+    params:
+        code=code_hash("workflow_scripts/report_eval44b.py"),
+    log:
+        "logs/report_eval44b.log",
+    conda:
+        "../envs/report.yaml"
+    script:
+        "../workflow_scripts/report_eval44b.py"

@@ -1,0 +1,220 @@
+"""Real MS MARCO inputs without hand work: every reference answers format MS MARCO ships is detected and
+read, and qrels rows whose passage is not in the collection are an error or, on request, dropped and
+counted; the checked files are what later stages read."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from snakemake.utils import update_config, validate
+
+from irdata.errors import InputError
+from irdata.msmarco_inputs import (
+    NO_ANSWER,
+    answers_of_dev_queries,
+    check_qrels,
+    read_collection,
+    read_queries,
+    read_reference_answers,
+    validate_msmarco_inputs,
+)
+from irdata.tsv import read_trec_qrels
+
+REPO = Path(__file__).resolve().parents[2]
+DEMO = REPO / "resources/demo"
+SHARED = REPO.parent / "shared/data/msmarco-passage-sample"
+needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="needs ../shared/data/msmarco-passage-sample")
+
+
+def demo_answers() -> dict:
+    return {r["query_id"]: r["answers"] for r in map(json.loads, (DEMO / "answers.dev.small.jsonl").open())}
+
+
+def qna_v21(answers: dict) -> dict:
+    """The shape of the MS MARCO QnA v2.1 JSON: every field keyed by row, ids as integers."""
+    rows = {str(i): (qid, values) for i, (qid, values) in enumerate(answers.items())}
+    return {"query_id": {r: int(q) for r, (q, _) in rows.items()},
+            "answers": {r: v or [NO_ANSWER] for r, (_, v) in rows.items()},
+            "query": {r: f"query {q}" for r, (q, _) in rows.items()},
+            "passages": {r: [{"is_selected": 0, "passage_text": "x", "url": "u"}] for r in rows},
+            "query_type": {r: "DESCRIPTION" for r in rows},
+            "wellFormedAnswers": {r: "[]" for r in rows}}
+
+
+@pytest.mark.parametrize("indent", [None, 2])
+def test_qna_v21_json_is_detected_and_converted(tmp_path, indent):
+    answers = {"1102432": ["Blue."], "5": [], "7": ["a", "b"]}
+    path = tmp_path / "dev_v2.1.json"
+    path.write_text(json.dumps(qna_v21(answers), indent=indent))
+    assert read_reference_answers(path) == answers
+
+
+def test_jsonl_formats_project_v11_keys_and_v11_records(tmp_path):
+    ours = tmp_path / "ours.jsonl"
+    ours.write_text('{"query_id": "12", "answers": ["x"]}\n\n{"query_id": 13, "answers": ["No Answer Present."]}\n')
+    assert read_reference_answers(ours) == {"12": ["x"], "13": []}
+    v11 = tmp_path / "v11.jsonl"
+    v11.write_text('{"query_id_v1_1": 9652, "answers": ["$15,000"]}\n{"query_id_v1_1": 9666, "answers": []}\n')
+    assert read_reference_answers(v11) == {"9652": ["$15,000"], "9666": []}
+    records = tmp_path / "dev_v1.1.json"
+    records.write_text(json.dumps({"answers": ["y"], "passages": [{"passage_text": "p", "is_selected": 1}],
+                                   "query": "q", "query_id": 19699, "query_type": "numeric"}) + "\n")
+    assert read_reference_answers(records) == {"19699": ["y"]}
+
+
+@pytest.mark.parametrize("obj, field, words", [
+    ({"query_id": {"0": 1, "1": 2}, "answers": {"0": ["a"]}}, "answers", "row '1' has a query_id but no answers"),
+    ({"query_id": {"0": 1}, "answers": {"0": "a"}}, "answers", "row '0': answers must be a list of strings"),
+    ({"query_id": {"0": 1.5}, "answers": {"0": ["a"]}}, "query_id", "row '0': query_id must be"),
+    ({"query_id": {"0": 1, "1": 1}, "answers": {"0": ["a"], "1": ["b"]}}, "query_id", "duplicate query_id '1'"),
+])
+def test_qna_v21_errors_name_row_and_field(tmp_path, obj, field, words):
+    path = tmp_path / "dev_v2.1.json"
+    path.write_text(json.dumps(obj))
+    with pytest.raises(InputError) as info:
+        read_reference_answers(path)
+    assert info.value.field == field and words in str(info.value) and str(path) in str(info.value)
+
+
+@needs_shared
+def test_real_qna_v11_file_reads_and_is_refused_for_passage_ranking_dev_ids():
+    path = SHARED / "qna/qna_v1.1_dev_reference_answers.jsonl"
+    answers = read_reference_answers(path)
+    assert len(answers) == 10_047 and answers["9652"] == ["Approximately $15,000 per year."]
+    assert sum(1 for a in answers.values() if not a) == 293
+    dev = read_queries(SHARED / "queries.dev.small.insample.tsv").column("query_id").to_pylist()
+    with pytest.raises(InputError) as info:
+        answers_of_dev_queries(path, "queries.dev.small.insample.tsv", dev)
+    assert "MS MARCO QnA v1.1 ids, not the query ids of" in str(info.value)
+    assert "(1 of its 33 ids occur in the file by coincidence" in str(info.value)
+
+
+def test_answers_of_another_query_set_are_refused(tmp_path):
+    path = tmp_path / "a.jsonl"
+    path.write_text('{"query_id": "7", "answers": ["x"]}\n')
+    with pytest.raises(InputError, match="none of its 1 answers is for a query of dev.tsv"):
+        answers_of_dev_queries(path, "dev.tsv", ["1", "2"])
+
+
+def test_answers_of_other_queries_are_ignored_and_counted(tmp_path):
+    path = tmp_path / "a.jsonl"
+    path.write_text('{"query_id": "1", "answers": ["x"]}\n{"query_id": "2", "answers": []}\n'
+                    '{"query_id": "99", "answers": ["other"]}\n')
+    answers, counts = answers_of_dev_queries(path, "dev.tsv", ["2", "1", "3"])
+    assert list(answers) == ["2", "1"] and answers["1"] == ["x"]
+    assert counts == {"dev_answers": 2, "dev_answers_other_queries": 1, "dev_queries_without_answer": 2}
+
+
+def demo_inputs(root: Path, **replace) -> dict:
+    files = {"collection": "collection.tsv", "train_queries": "queries.train.tsv", "train_qrels": "qrels.train.tsv",
+             "dev_queries": "queries.dev.small.tsv", "dev_qrels": "qrels.dev.small.tsv",
+             "dev_answers": "answers.dev.small.jsonl"}
+    out = {}
+    for key, name in files.items():
+        out[key] = root / name
+        shutil.copyfile(DEMO / name, out[key])
+    out["heldout_queries"] = [DEMO / "queries.dev.small.tsv", DEMO / "queries.test.tsv"]
+    out.update(replace)
+    return out
+
+
+def checked_paths(root: Path) -> dict:
+    return {"train_qrels": root / "c/train.qrels", "dev_qrels": root / "c/dev.qrels",
+            "dev_answers": root / "c/dev_answers.jsonl"}
+
+
+def test_validation_writes_the_same_checked_answers_from_the_qna_v21_file(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    validate_msmarco_inputs(**demo_inputs(a), checked=checked_paths(a))
+    qna = b / "dev_v2.1.json"
+    qna.write_text(json.dumps(qna_v21({**demo_answers(), "424242": ["not a dev query"]})))
+    report = validate_msmarco_inputs(**demo_inputs(b, dev_answers=qna), checked=checked_paths(b))
+    assert (a / "c/dev_answers.jsonl").read_bytes() == (b / "c/dev_answers.jsonl").read_bytes()
+    assert report["rows"]["dev_answers"] == len(demo_answers()) and report["rows"]["dev_answers_other_queries"] == 1
+    assert read_reference_answers(b / "c/dev_answers.jsonl") == {
+        q: v for q, v in demo_answers().items() if q in set(read_queries(DEMO / "queries.dev.small.tsv")
+                                                                .column("query_id").to_pylist())}
+    # the checked qrels hold the same rows as the raw ones when nothing is dropped
+    for split in ("train", "dev"):
+        raw = read_trec_qrels(a / ("qrels.train.tsv" if split == "train" else "qrels.dev.small.tsv"))
+        assert read_trec_qrels(a / f"c/{split}.qrels").equals(raw)
+        assert report["qrels_dropped"][split] == 0
+
+
+def test_qrels_passage_missing_from_collection_error_or_drop(tmp_path):
+    inputs = demo_inputs(tmp_path)
+    raw = inputs["train_qrels"].read_text()
+    inputs["train_qrels"].write_text(raw + "1185869\t0\tnot-a-passage\t1\n")
+    missing_line = len(raw.splitlines()) + 1
+    with pytest.raises(InputError) as info:
+        validate_msmarco_inputs(**inputs)
+    err = info.value
+    assert (err.line, err.field) == (missing_line, "passage_id") and "qrels_missing_passages: drop" in str(err)
+    report = validate_msmarco_inputs(**inputs, qrels_missing_passages="drop", checked=checked_paths(tmp_path))
+    assert report["qrels_dropped"] == {"train": 1, "dev": 0}
+    checked = read_trec_qrels(tmp_path / "c/train.qrels")
+    assert checked.num_rows == report["rows"]["train_qrels"] == len(raw.splitlines())
+    assert "not-a-passage" not in checked.column("passage_id").to_pylist()
+    # a query missing from the queries stays an error when dropping passages
+    known_pid = (DEMO / "collection.tsv").read_text().split("\t", 1)[0]
+    inputs["train_qrels"].write_text(raw + f"no-such-query\t0\t{known_pid}\t1\n")
+    with pytest.raises(InputError) as info:
+        validate_msmarco_inputs(**inputs, qrels_missing_passages="drop")
+    assert info.value.field == "query_id"
+
+
+@needs_shared
+def test_drop_on_real_dev_small_qrels_against_a_collection_sample():
+    """The real sample holds 26,689 MS MARCO passages; the dev small qrels name 7,437 positives, most of
+    them outside it: drop keeps exactly those inside (the sample's README: 35)."""
+    collection = SHARED / "collection.tsv"
+    pids = read_collection(collection).column("passage_id")
+    qrels_path = SHARED / "qrels.dev.small.txt"
+    queries = read_queries(SHARED / "queries.dev.small.tsv").column("query_id")
+    with pytest.raises(InputError):
+        check_qrels(qrels_path, read_trec_qrels(qrels_path), pids, collection, queries, "queries.dev.small.tsv")
+    kept, dropped = check_qrels(qrels_path, read_trec_qrels(qrels_path), pids, collection, queries,
+                                "queries.dev.small.tsv", "drop")
+    assert kept.num_rows == 35 and dropped == 7_437 - 35
+    other = SHARED / "qrels.dev.small.insample.txt"
+    assert sorted(kept.column("passage_id").to_pylist()) == sorted(read_trec_qrels(other)
+                                                                   .column("passage_id").to_pylist())
+
+
+def test_all_rows_dropped_is_an_error(tmp_path):
+    inputs = demo_inputs(tmp_path)
+    inputs["dev_qrels"].write_text("".join(f"{line.split()[0]}\t0\tgone{i}\t1\n"
+                                           for i, line in enumerate(inputs["dev_qrels"].read_text().splitlines())))
+    with pytest.raises(InputError, match="all .* dropped"):
+        validate_msmarco_inputs(**inputs, qrels_missing_passages="drop")
+
+
+def merged(*files) -> dict:
+    config = {}
+    for name in files:
+        update_config(config, yaml.safe_load((REPO / name).read_text()))
+    return config
+
+
+def test_production_overlay_is_valid_and_keeps_no_demo_budget():
+    """config/production.yaml layered over config.yaml (as Snakemake merges them): valid, MS MARCO ids,
+    the card's budgets rather than the demo's short ones, and the demo's audit set replaced."""
+    config = merged("config.yaml", "config/production.yaml")
+    validate(config, str(REPO / "schemas/config.schema.yaml"))
+    for section in ("doubting", "annotation", "retrieval"):
+        validate(config[section], str(REPO / f"schemas/{section}.schema.yaml"))
+    demo_budgets = merged("config.yaml")["annotation"]["agent"]
+    for split, depth in (("train", 60), ("dev", 400)):
+        budget = config["annotation"]["agent"][split]
+        assert budget["max_proposals"] == depth and budget["max_turns"] > demo_budgets[split]["max_turns"]
+    assert "resources/demo" not in json.dumps(config["doubting"])
+    doubting = config["doubting"]
+    assert doubting["ids_refer_to"] == "msmarco-v1" and config["queries"] == "all"
+    production = merged("config/production.yaml")
+    assert doubting["train_sample"] == {"size": None, "seed": 0} or "train_sample" not in production
+    demo = merged("config.yaml")["doubting"]
+    assert demo["ids_refer_to"] == "collection" and "not MS MARCO" in demo["corpus_description"]

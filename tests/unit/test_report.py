@@ -1,0 +1,107 @@
+"""The report's figures and tables (irdata.report) from a built package: what they show, "not available"
+for the MANIFEST keys a build lacks, identical bytes for identical inputs."""
+
+import html
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from irdata.doubting.assemble import DATA_FILES, STATS
+from irdata.report import doubting_report, eval44b_report
+from synthetic_doubting import edge_cases
+from unit.test_doubting_package import build
+
+PNG = b"\x89PNG\r\n\x1a\n"
+AUDIT = {"pairs": 120, "kappa_linear": 0.4123, "kappa_quadratic": 0.5876,
+         "confusion": [[30, 5, 2, 1], [6, 10, 4, 2], [3, 4, 20, 6], [1, 2, 5, 19]], "binary_agreement_at_2": 0.8417}
+FAILURES = {"stages": {"agent_search": {"units": "episodes", "total": 50, "failed": 0, "retryable": 0, "by_kind": {}},
+                       "grade": {"units": "pairs", "total": 1000, "failed": 7, "retryable": 2,
+                                 "by_kind": {"unparseable": 5, "timeout": 2}}},
+            "limits": {"agent_search": 0.01, "grade": 0.005}, "accepted_over_limit": True}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("report")
+    build(root, edge_cases(root / "w"))
+    return root
+
+
+def outputs(folder: Path) -> dict:
+    return {"summary": folder / "summary.html", "grades": folder / "grades.png", "wood": folder / "wood.png",
+            "proposals": folder / "proposals.png", "failures": folder / "failures.html",
+            "audit": folder / "audit.html"}
+
+
+def run(built: Path, manifest: Path, folder: Path) -> dict:
+    a = built / "assembled"
+    out = outputs(folder)
+    doubting_report(a / STATS, manifest, a / DATA_FILES["judgments", "train"], a / DATA_FILES["train_queries", "train"],
+                    a / DATA_FILES["dev_queries", "dev"], out)
+    return out
+
+
+def text(path: Path) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", " ", path.read_text()))
+
+
+def test_doubting_report_without_failures_and_audit(built, tmp_path):
+    out = run(built, built / "pkg/MANIFEST.json", tmp_path / "a")
+    for key in ("grades", "wood", "proposals"):
+        assert out[key].read_bytes().startswith(PNG)
+    assert "Failures per stage: not available" in text(out["failures"])
+    assert "Label audit: not available" in text(out["audit"])
+    stats = json.loads((built / "assembled" / STATS).read_text())
+    summary = " ".join(text(out["summary"]).split())
+    agent = stats["splits"]["train"]["agent_grades"]
+    assert "train agent " + " ".join(str(agent[str(g)]) for g in range(4)) in summary
+    assert "qrels/train 8" in summary
+    # the grading failures MANIFEST.json records today are shown
+    assert "train/agent 1" in " ".join(text(out["failures"]).split())
+    # identical inputs, identical files
+    again = run(built, built / "pkg/MANIFEST.json", tmp_path / "b")
+    assert all(out[k].read_bytes() == again[k].read_bytes() for k in out)
+
+
+def test_doubting_report_renders_failures_and_audit_when_recorded(built, tmp_path):
+    manifest = json.loads((built / "pkg/MANIFEST.json").read_text())
+    manifest.update(failures=FAILURES, audit=AUDIT)
+    path = tmp_path / "MANIFEST.json"
+    path.write_text(json.dumps(manifest))
+    out = run(built, path, tmp_path / "a")
+    failures = " ".join(text(out["failures"]).split())
+    assert "grade pairs 1,000 7 0.007 0.005 2 5" in failures, failures
+    assert "agent_search episodes 50 0 0.000 0.010 0 0" in failures
+    assert "over the failure limits" in failures
+    audit = out["audit"].read_text()
+    flat = " ".join(text(out["audit"]).split())
+    assert "kappa, linear 0.412" in flat and "kappa, quadratic 0.588" in flat and "at grade >= 2 0.842" in flat
+    assert "human 2 3 4 20 6" in flat and "pairs graded 120" in flat
+    assert "src='data:image/png;base64," in audit
+
+
+def test_eval44b_report_ranks_arms(tmp_path):
+    results = tmp_path / "results.jsonl"
+    rows = [{"arm": "random", "P@1": 0.11, "P@2": 0.2, "P@3": 0.33, "MRR": 0.31, "mean_rank": 5.0,
+             "ms_per_query": None, "queries": 10},
+            {"arm": "bm25", "P@1": 0.6, "P@2": 0.7, "P@3": 0.8, "MRR": 0.7, "mean_rank": 2.0, "ms_per_query": 1.5,
+             "queries": 10},
+            {"arm": "llm", "P@1": 0.6, "P@2": 0.65, "P@3": 0.9, "MRR": 0.72, "mean_rank": 1.9, "ms_per_query": 900.0,
+             "queries": 2, "model": "SmolLM2-135M-Instruct"}]
+    results.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = {"arms": tmp_path / "arms.html", "figure": tmp_path / "arms.png"}
+    ranked = eval44b_report(results, out)
+    assert [r["arm"] for r in ranked] == ["bm25", "llm", "random"]       # P@1, ties by name
+    flat = " ".join(text(out["arms"]).split())
+    assert "1 bm25 0.600" in flat and "2 llm (SmolLM2-135M-Instruct) 0.600" in flat and "3 random 0.110" in flat
+    assert out["figure"].read_bytes().startswith(PNG)
+
+
+def test_report_code_is_not_part_of_the_release_code():
+    """The report reads the package: editing it must not rebuild the package (manifest code files)."""
+    from irdata.doubting.manifest import code_files
+    repo = Path(__file__).resolve().parents[2]
+    files = code_files(repo)
+    assert not [f for f in files if "report" in f] and "workflow_scripts/irdata/doubting/card.py" in files

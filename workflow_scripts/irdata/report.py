@@ -1,0 +1,261 @@
+"""The figures and tables of `snakemake --report`: what a build of each release holds.
+
+Doubting MS MARCO, from the assembled stats.json, the assembled parquet files and the package's
+MANIFEST.json: grade distributions (agent proposals vs official positives, per split), the WOOD
+histogram, proposals per query, failure counts per stage, the label audit (kappa, confusion matrix).
+44b Eval, from results.jsonl: the arm table and a chart of it. Figures are PNG (matplotlib, Agg
+backend), tables small standalone HTML files, which the Snakemake report shows inline. A MANIFEST
+key that a build does not record yet (`failures`, `audit`) is rendered as "not available".
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402 - the backend is chosen first
+import numpy as np  # noqa: E402
+import pyarrow.compute as pc  # noqa: E402
+import pyarrow.parquet as pq  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
+
+from .atomic import atomic_path, write_text_atomic  # noqa: E402
+
+GRADES = (0, 1, 2, 3)
+SPLITS = ("train", "dev")
+# no timestamp or version in the PNG: identical inputs give identical files
+PNG_METADATA = {"Software": None}
+NOT_AVAILABLE = "not available"
+STYLE = ("body{font-family:sans-serif;font-size:14px} table{border-collapse:collapse;margin:8px 0}"
+         "td,th{border:1px solid #bbb;padding:3px 8px;text-align:right} th{background:#eee}"
+         "td:first-child,th:first-child{text-align:left}")
+
+
+def read_json(path) -> dict:
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def save_figure(fig, path) -> None:
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight", metadata=PNG_METADATA)
+    plt.close(fig)
+
+
+def html_table(header, rows) -> str:
+    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(_cell(c))}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def _cell(value) -> str:
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def write_html(path, title: str, body: str) -> None:
+    write_text_atomic(path, f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+                            f"<style>{STYLE}</style></head><body><h3>{html.escape(title)}</h3>{body}</body></html>\n")
+
+
+# -- Doubting MS MARCO ---------------------------------------------------------------------------
+
+def grade_counts(stats: dict) -> dict[tuple[str, str], list[int]]:
+    """{(split, origin): [count of grade 0, 1, 2, 3]}."""
+    return {(split, origin): [int(stats["splits"][split][f"{origin}_grades"][str(g)]) for g in GRADES]
+            for split in SPLITS for origin in ("agent", "official")}
+
+
+def grades_figure(stats: dict, path) -> None:
+    counts = grade_counts(stats)
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), layout="constrained")
+    width = 0.4
+    for ax, split in zip(axes, SPLITS):
+        for i, origin in enumerate(("agent", "official")):
+            values = np.array(counts[split, origin], dtype=float)
+            share = values / values.sum() if values.sum() else values
+            bars = ax.bar(np.arange(4) + (i - 0.5) * width, share, width,
+                          label=f"{origin} ({int(values.sum()):,} pairs)")
+            ax.bar_label(bars, labels=[f"{int(v):,}" for v in values], fontsize=7)
+        ax.set_xticks(range(4), [str(g) for g in GRADES])
+        ax.set_xlabel("grade")
+        ax.set_title(f"{split}: {'query_only' if split == 'train' else 'answer_hinted'} grading")
+        ax.legend(fontsize=8)
+    axes[0].set_ylabel("share of the origin's graded pairs")
+    fig.suptitle("Grades of agent proposals and official positives")
+    save_figure(fig, path)
+
+
+def wood_figure(judgments_train, path) -> dict:
+    """Histogram of the finite WOOD scores of train agent proposals; returns their summary."""
+    table = pq.read_table(judgments_train, columns=["origin", "wood", "grade"])
+    agent = table.filter(pc.equal(table.column("origin"), "agent"))
+    wood = agent.column("wood").to_numpy(zero_copy_only=False)
+    grade = agent.column("grade").to_numpy(zero_copy_only=False)
+    finite = np.isfinite(wood.astype(float))
+    fig, ax = plt.subplots(figsize=(7, 3.4), layout="constrained")
+    summary = {"proposals": int(len(wood)), "finite": int(finite.sum()), "null": int((~finite).sum())}
+    if finite.any():
+        bins = np.histogram_bin_edges(wood[finite].astype(float), bins=40)
+        for low, label in ((True, "grade 0-1"), (False, "grade 2-3")):
+            mask = finite & ((grade < 2) if low else (grade >= 2))
+            ax.hist(wood[mask].astype(float), bins=bins, alpha=0.6, label=f"{label} ({int(mask.sum()):,})")
+        ax.axvline(0, color="k", lw=0.6)
+        ax.legend(fontsize=8)
+        summary.update(mean=float(np.mean(wood[finite])), median=float(np.median(wood[finite])))
+    else:
+        ax.text(0.5, 0.5, "no finite WOOD score in this build", ha="center", va="center", transform=ax.transAxes)
+    ax.set_xlabel("WOOD (mean log-likelihood gain of the answer tokens with the passage)")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_ylabel("train agent proposals")
+    ax.set_title(f"WOOD of {summary['finite']:,} train proposals ({summary['null']:,} without a finite score)")
+    save_figure(fig, path)
+    return summary
+
+
+def proposals_figure(train_queries, dev_queries, path) -> dict:
+    """Histogram of the agent's graded proposals per query (n_agent), train and dev."""
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), layout="constrained")
+    summary = {}
+    for ax, split, file in zip(axes, SPLITS, (train_queries, dev_queries)):
+        n_agent = pq.read_table(file, columns=["n_agent"]).column("n_agent").to_numpy(zero_copy_only=False)
+        summary[split] = {"queries": int(len(n_agent)), "without_proposal": int((n_agent == 0).sum()),
+                          "mean": float(n_agent.mean()) if len(n_agent) else 0.0,
+                          "max": int(n_agent.max()) if len(n_agent) else 0}
+        top = int(n_agent.max()) if len(n_agent) else 0
+        ax.hist(n_agent, bins=np.arange(0, top + 2) - 0.5 if top < 60 else 40)
+        ax.set_xlim(-0.5, max(top, 1) + 0.5)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel("graded proposals of the query (n_agent)")
+        ax.set_title(f"{split}: {len(n_agent):,} queries, mean {summary[split]['mean']:.1f}")
+    axes[0].set_ylabel("queries")
+    fig.suptitle("Agent proposals per query")
+    save_figure(fig, path)
+    return summary
+
+
+def _failures_html(manifest: dict) -> str:
+    failures = manifest.get("failures")
+    if failures:
+        stages = failures["stages"]
+        kinds = sorted({k for stage in stages.values() for k in stage["by_kind"]})
+        rows = [[stage, s["units"] or "", s["total"], s["failed"], s["failed"] / s["total"] if s["total"] else 0.0,
+                 failures["limits"][stage], *[s["by_kind"].get(k, 0) for k in kinds]] for stage, s in stages.items()]
+        part = html_table(["stage", "units", "total", "failed", "failed share", "limit", *kinds], rows)
+        if failures["accepted_over_limit"]:
+            part += "<p>Published over the failure limits (accept_llm_failures).</p>"
+    else:
+        part = f"<p>Failures per stage: {NOT_AVAILABLE} (MANIFEST.json has no <code>failures</code>).</p>"
+    grading = manifest.get("grading_failures")
+    if grading:
+        rows = [[key, count] for key, count in grading["by_split_and_origin"].items()]
+        rows += [[f"reason: {reason}", count] for reason, count in grading["by_reason"].items()]
+        part += "<p>Grading calls that failed after retries (pairs without a grade):</p>"
+        part += html_table(["split/origin", "pairs"], rows + [["total", grading["total"]]])
+    return part
+
+
+def confusion_figure_uri(confusion) -> str:
+    """The audit's confusion matrix as a PNG data URI (embedded in the audit table)."""
+    matrix = np.array(confusion, dtype=float)
+    fig, ax = plt.subplots(figsize=(4.2, 3.6), layout="constrained")
+    ax.imshow(matrix, cmap="Blues")
+    for (i, j), value in np.ndenumerate(matrix):
+        ax.text(j, i, f"{int(value):,}", ha="center", va="center",
+                color="white" if value > matrix.max() / 2 else "black", fontsize=9)
+    ax.set_xticks(range(4), [str(g) for g in GRADES])
+    ax.set_yticks(range(4), [str(g) for g in GRADES])
+    ax.set_xlabel("model grade")
+    ax.set_ylabel("human grade")
+    ax.set_title("Label audit: confusion matrix")
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight", metadata=PNG_METADATA)
+    plt.close(fig)
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def audit_html(manifest: dict) -> str:
+    audit = manifest.get("audit")
+    if not audit:
+        return (f"<p>Label audit: {NOT_AVAILABLE} (no <code>audit</code> in MANIFEST.json: the build had no "
+                "human-judged pairs to grade).</p>")
+    rows = [["human-judged pairs graded", audit["pairs"]], ["Cohen's kappa, linear", audit["kappa_linear"]],
+            ["Cohen's kappa, quadratic", audit["kappa_quadratic"]],
+            ["binary agreement at grade >= 2", audit["binary_agreement_at_2"]]]
+    matrix = [[f"human {g}", *audit["confusion"][g]] for g in GRADES]
+    return (html_table(["measure", "value"], rows)
+            + "<p>Confusion matrix (rows: human grade, columns: model grade):</p>"
+            + html_table(["", *[f"model {g}" for g in GRADES]], matrix)
+            + f"<img alt='confusion matrix' src='{confusion_figure_uri(audit['confusion'])}'>")
+
+
+def summary_html(stats: dict, manifest: dict, wood: dict, proposals: dict) -> str:
+    rows = [[f"{config}/{split}", count] for config, splits in manifest["rows"].items()
+            for split, count in splits.items()]
+    counts = grade_counts(stats)
+    grades = [[f"{split} {origin}", *counts[split, origin], sum(counts[split, origin])]
+              for split in SPLITS for origin in ("agent", "official")]
+    props = [[split, p["queries"], p["without_proposal"], p["mean"], p["max"]] for split, p in proposals.items()]
+    wood_rows = [[k, v] for k, v in wood.items()]
+    return (f"<p>{html.escape(manifest['name'])} {html.escape(manifest['version'])}</p>"
+            + html_table(["config/split", "rows"], rows)
+            + "<p>Grades (pairs per grade):</p>"
+            + html_table(["split, origin", *[f"grade {g}" for g in GRADES], "total"], grades)
+            + "<p>Agent proposals per query:</p>"
+            + html_table(["split", "queries", "without a proposal", "mean", "max"], props)
+            + "<p>WOOD of train agent proposals:</p>" + html_table(["", "value"], wood_rows))
+
+
+def doubting_report(stats_json, manifest_json, judgments_train, train_queries, dev_queries, out: dict) -> dict:
+    """Write out["grades"], out["wood"], out["proposals"] (PNG) and out["summary"], out["failures"],
+    out["audit"] (HTML); return what the tables hold."""
+    stats, manifest = read_json(stats_json), read_json(manifest_json)
+    grades_figure(stats, out["grades"])
+    wood = wood_figure(judgments_train, out["wood"])
+    proposals = proposals_figure(train_queries, dev_queries, out["proposals"])
+    write_html(out["summary"], "Doubting MS MARCO: rows, grades, proposals, WOOD",
+               summary_html(stats, manifest, wood, proposals))
+    write_html(out["failures"], "Doubting MS MARCO: failures per stage", _failures_html(manifest))
+    write_html(out["audit"], "Doubting MS MARCO: label audit against human judgments", audit_html(manifest))
+    return {"wood": wood, "proposals": proposals, "audit": manifest.get("audit"),
+            "failures": manifest.get("failures")}
+
+
+# -- 44b Eval ------------------------------------------------------------------------------------
+
+ARM_COLUMNS = ("P@1", "P@2", "P@3", "MRR", "mean_rank", "ms_per_query", "queries")
+
+
+def read_jsonl(path) -> list[dict]:
+    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def eval44b_report(results_jsonl, out: dict) -> list[dict]:
+    """Write out["arms"] (HTML table, ranked by P@1) and out["figure"] (PNG); return the ranked rows."""
+    results = sorted(read_jsonl(results_jsonl), key=lambda r: (-r["P@1"], r["arm"]))
+    rows = [[i + 1, r["arm"] + (f" ({r['model']})" if r.get("model") else ""),
+             *["" if r.get(c) is None else r[c] for c in ARM_COLUMNS]] for i, r in enumerate(results)]
+    write_html(out["arms"], "44b Eval: arms on the 9-candidate test sets",
+               html_table(["rank", "arm", *ARM_COLUMNS], rows))
+    fig, ax = plt.subplots(figsize=(7, 1.2 + 0.5 * max(len(results), 1)), layout="constrained")
+    names = [r["arm"] for r in results][::-1]
+    for offset, metric in ((0.2, "P@1"), (-0.2, "MRR")):
+        bars = ax.barh(np.arange(len(names)) + offset, [r[metric] for r in results][::-1], 0.4, label=metric)
+        ax.bar_label(bars, fmt="%.3f", fontsize=7, padding=2)
+    ax.axvline(1 / 9, color="k", lw=0.6, ls="--", label="chance P@1 (1/9)")
+    ax.set_yticks(range(len(names)), names)
+    ax.set_xlim(0, 1.12)
+    ax.legend(fontsize=8, loc="lower right")
+    ax.set_title("44b Eval: P@1 and MRR per arm")
+    save_figure(fig, out["figure"])
+    return results

@@ -1,0 +1,6 @@
+from irdata.logs import rule_logging
+from irdata.report import eval44b_report
+
+with rule_logging(snakemake) as log:
+    ranked = eval44b_report(snakemake.input.results, dict(snakemake.output.items()))
+    log.info("report of 44b Eval: %s", [(r["arm"], r["P@1"]) for r in ranked])
