@@ -358,3 +358,35 @@ def test_a_prompt_keeps_data_inside_its_tags(tmp_path):
 def test_every_workflow_prompt_encloses_its_fields():
     for path in sorted((REPO / "prompts").glob("*.txt")):
         Prompt(path)  # raises on a field outside its tags
+
+
+def test_audit_agreement_matches_a_hand_computation():
+    from irdata.annotate.audit import agreement, kappa
+
+    human = np.array([0, 0, 1, 1, 2, 2, 3, 3])
+    model = np.array([0, 1, 1, 1, 2, 3, 3, 0])
+    result = agreement(human, model)
+    assert result["confusion"] == [[1, 1, 0, 0], [0, 2, 0, 0], [0, 0, 1, 1], [1, 0, 0, 1]]
+    # linear weights |i-j|/3 on counts: disagreements (0,1), (2,3) and (3,0) weigh 1/3 + 1/3 + 1; expected
+    # counts from the marginals, rows 2,2,2,2 and columns 2,3,1,2 over 8 pairs
+    observed = (1 + 1 + 3) / 3
+    expected = sum(abs(i - j) / 3 * 2 * c / 8 for i in range(4) for j, c in enumerate([2, 3, 1, 2]))
+    assert result["kappa_linear"] == pytest.approx(1 - observed / expected)
+    assert result["binary_agreement_at_2"] == pytest.approx(7 / 8) and result["exact_agreement"] == 5 / 8
+    assert kappa(np.diag([3, 1, 4, 2]), "quadratic") == 1.0 and kappa(np.zeros((4, 4)), "linear") is None
+
+
+def test_audit_pairs_draw_per_grade_and_refuse_or_drop_missing_passages(tmp_path):
+    from irdata.annotate.audit import audit_pairs
+    from irdata.errors import InputError
+
+    (tmp_path / "q.qrels").write_text("".join(f"q{i % 2} 0 p{i} {i % 4}\n" for i in range(12)) + "q0 0 gone 3\n")
+    queries = TextStore(pa.chunked_array([["q0", "q1"]]), pa.chunked_array([["a", "b"]]))
+    passages = TextStore(pa.chunked_array([[f"p{i}" for i in range(12)]]), pa.chunked_array([["x"] * 12]))
+    with pytest.raises(InputError, match="'gone' is not in the collection"):
+        audit_pairs(tmp_path / "q.qrels", queries, passages, None, 0, "error")
+    pairs, dropped = audit_pairs(tmp_path / "q.qrels", queries, passages, 2, 0, "drop")
+    assert dropped == {"judged": 13, "passages_missing": 1}
+    assert pairs["human"].value_counts().to_dict() == {0: 2, 1: 2, 2: 2, 3: 2}
+    again, _ = audit_pairs(tmp_path / "q.qrels", queries, passages, 2, 0, "drop")
+    assert again.equals(pairs)

@@ -18,6 +18,7 @@ import json
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from ..atomic import write_parquet_atomic, write_text_atomic
 from ..errors import InputError
@@ -104,7 +105,7 @@ def run_audit(qrels_path, queries_path, collection_path, prompts: dict, settings
 
     grades, client = run_with_client(job, grades_of)
     frame = grades.to_pandas().assign(human=pairs["human"].to_numpy())
-    write_parquet_atomic(grades.append_column("human", pairs["human"].astype("int8").to_numpy()), out_grades)
+    write_parquet_atomic(grades.append_column("human", pa.array(pairs["human"].to_numpy(), pa.int8())), out_grades)
     graded = frame[frame["grade"].notna()]
     failures = Failures("pairs", len(frame))
     for kind in frame["failure_kind"].dropna():
