@@ -39,6 +39,12 @@ def _module_name(path: Path, search_dir: Path) -> str:
 
 def _imported_modules(path: Path, search_dir: Path) -> set[str]:
     """Names of the `irdata` modules a source file imports (absolute or relative imports)."""
+    st = path.stat()
+    return _imports_of_version(path, search_dir, st.st_mtime_ns, st.st_size)
+
+
+@lru_cache(maxsize=None)
+def _imports_of_version(path: Path, search_dir: Path, mtime_ns: int, size: int) -> frozenset[str]:
     tree = ast.parse(path.read_bytes(), filename=str(path))
     is_package_file = path.name == "__init__.py"
     own = _module_name(path, search_dir) if path.is_relative_to(search_dir / PACKAGE) else None
@@ -59,7 +65,7 @@ def _imported_modules(path: Path, search_dir: Path) -> set[str]:
             names.add(base)
             # `from irdata import tsv` imports the module irdata.tsv
             names.update(f"{base}.{alias.name}" for alias in node.names)
-    return {n for n in names if n == PACKAGE or n.startswith(PACKAGE + ".")}
+    return frozenset(n for n in names if n == PACKAGE or n.startswith(PACKAGE + "."))
 
 
 @lru_cache(maxsize=None)

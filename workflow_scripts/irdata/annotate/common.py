@@ -17,6 +17,7 @@ import json
 import logging
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import pandas as pd
@@ -36,9 +37,14 @@ CONNECTION_KEYS = ("base_urls", "transport", "api_key_env", "max_in_flight", "ti
                    "backoff_s", "backoff_max_s", "threads", "journal_dir", "weights_cache_dir")
 
 
+@lru_cache(maxsize=64)
+def _loaded(llm_config_json: str) -> LLMSettings:
+    return load_settings(json.loads(llm_config_json))
+
+
 def llm_params(llm_config: dict, stage: str) -> dict:
     """The LLM settings that change the answers of `stage`: the `llm` part of a stage's settings."""
-    settings = load_settings(llm_config).for_stage(stage)
+    settings = _loaded(json.dumps(llm_config, sort_keys=True)).for_stage(stage)
     values = {k: v for k, v in vars(settings).items() if k not in CONNECTION_KEYS and k != "stages"}
     return {"stage": stage, **values}
 
