@@ -7,8 +7,6 @@ import re
 import pytest
 import yaml
 
-from repo_copy import copy_repo
-
 pytestmark = pytest.mark.workflow
 
 
