@@ -8,6 +8,7 @@ from irdata.annotate.common import CONNECTION_KEYS as _CONNECTION_KEYS
 from irdata.doubting.assemble import assembled_files as _assembled_files
 from irdata.doubting.gate import STAGES as _LLM_RULES
 from irdata.doubting.manifest import code_files as _code_files
+from irdata.doubting.package import release_files as _release_files
 from irdata.shard_files import SPLIT_FILES as _SPLIT_FILES, rule_splits as _rule_splits
 
 DOUBTING_ASSEMBLED = f"{WORK}/doubting/assembled"
@@ -118,13 +119,14 @@ rule stage_release:
         failures=DOUBTING_FAILURES,
         **release_audit(None),
     output:
-        directory(DOUBTING_STAGED),
+        [f"{DOUBTING_STAGED}/{rel}" for rel in _release_files()],
     params:
         code=code_hash("workflow_scripts/stage_release.py", prompts=DOUBTING_CODE_FILES),
         settings={"version": DOUBTING["version"], "repo_id": DOUBTING["repo_id"], "config": DOUBTING_CONFIG_USED,
                   "code_files": DOUBTING_CODE_FILES, "batch_descriptions": DOUBTING_BATCH_DESCRIPTIONS,
                   "ledger": DOUBTING["release_ledger"], "package_dir": DOUBTING["package_dir"]},
         assembled=lambda wildcards, input: str(Path(input.assembled[-1]).parent),
+        staged=lambda wildcards, output: str(Path(output[-1]).parent),
     log:
         "logs/stage_release.log",
     conda:
@@ -135,12 +137,13 @@ rule stage_release:
 
 rule package:
     input:
-        DOUBTING_STAGED,
+        rules.stage_release.output,
     output:
         directory(DOUBTING["package_dir"]),
     params:
         code=code_hash("workflow_scripts/package.py"),
         settings={"ledger": DOUBTING["release_ledger"]},
+        staged=lambda wildcards, input: str(Path(input[-1]).parent),
     log:
         "logs/package.log",
     conda:

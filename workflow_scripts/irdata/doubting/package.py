@@ -23,6 +23,13 @@ EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
 EXAMPLES = ["load.py", "join_text.py", "evaluate.py"]
 
 
+def release_files() -> list[str]:
+    """Every file of a release, relative to its folder (declared as the outputs of stage_release, so that
+    Snakemake keeps their checksums: a touched release reruns nothing)."""
+    return [*DATA_FILES.values(), TREC_STRICT, *ID_FILES.values(), *(f"examples/{name}" for name in EXAMPLES),
+            "README.md", manifest.MANIFEST, manifest.SHA256SUMS]
+
+
 def _read_json(path) -> dict:
     path = Path(path)
     if not path.exists():
