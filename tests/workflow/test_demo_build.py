@@ -77,7 +77,7 @@ RELEASE = {"assemble", "release_gate", "stage_release", "package"}
 
 
 @pytest.mark.parametrize("file, expected", [
-    ("prompts/grade_query_only.txt", {"grade", "generate_answer", "wood", *RELEASE}),
+    ("prompts/grade_query_only.txt", {"grade", "generate_answer", "wood", "audit_labels", *RELEASE}),
     ("prompts/grade_answer_hinted.txt", {"grade", *RELEASE}),
     ("prompts/wood_with_passage.txt", {"wood", *RELEASE}),
     ("workflow_scripts/irdata/annotate/wood.py", {"wood", *RELEASE}),
