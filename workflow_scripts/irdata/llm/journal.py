@@ -20,12 +20,6 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 
-def request_key(obj) -> str:
-    """Stable hash of a JSON-able request description (model, settings, prompt, parameters)."""
-    blob = json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
-
-
 def _line(key: str, value) -> bytes:
     body = json.dumps({"k": key, "v": value}, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     return hashlib.sha256(body).hexdigest().encode("ascii") + b" " + body + b"\n"
