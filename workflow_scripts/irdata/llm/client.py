@@ -78,29 +78,37 @@ class LLMClient:
             if hit is not None:
                 self.stats.journal_hits += 1
                 return hit
-        shared = self._inflight.get(key)
-        if shared is not None:
+        inflight = self._inflight
+        if key in inflight:
+            shared = inflight[key]
+            if shared is None:  # the first waiter makes the future the call will resolve
+                shared = inflight[key] = asyncio.get_running_loop().create_future()
             self.stats.coalesced += 1
             try:
                 return await asyncio.shield(shared)
             except RequestFailed as e:
                 raise self._fail(op, stage, str(e), e.kind) from e
-        fut = self._inflight[key] = asyncio.get_running_loop().create_future()
+        inflight[key] = None  # in flight, nobody waiting yet: no future to make on every call
+        sem = backend.semaphore
         try:
-            async with backend.semaphore:
+            await sem.acquire()
+            try:
                 value = await backend.execute(op, request)
+            finally:
+                sem.release()
         except BaseException as e:
-            if isinstance(e, asyncio.CancelledError):
-                fut.cancel()
-            else:
-                fut.set_exception(e)
-                fut.exception()  # marked retrieved: nobody may be waiting on it
+            waiting = inflight.pop(key)
+            if waiting is not None:
+                if isinstance(e, asyncio.CancelledError):
+                    waiting.cancel()
+                else:
+                    waiting.set_exception(e)
             if isinstance(e, RequestFailed):
                 raise self._fail(op, stage, str(e), e.kind) from e
             raise
-        finally:
-            del self._inflight[key]
-        fut.set_result(value)
+        waiting = inflight.pop(key)
+        if waiting is not None:
+            waiting.set_result(value)
         self.stats.calls += 1
         if self.journal is not None:
             self.journal.append(key, value)

@@ -20,8 +20,11 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
 def _line(key: str, value) -> bytes:
-    body = json.dumps({"k": key, "v": value}, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    body = f'{{"k":"{key}","v":{_encode(value)}}}'.encode()  # keys are hex digests: nothing to escape
     return hashlib.sha256(body).hexdigest().encode("ascii") + b" " + body + b"\n"
 
 

@@ -129,9 +129,9 @@ class URLPool:
         h.probing = False
 
     # -- requests ----------------------------------------------------------------------------
-    async def _retrying(self, attempt_fn):
-        """Run attempt_fn(url index) on the healthiest URL until it does not raise TransientError,
-        at most 1 + llm.max_retries times."""
+    async def _retrying(self, attempt_fn, *args):
+        """Run attempt_fn(url index, *args) on the healthiest URL until it does not raise
+        TransientError, at most 1 + llm.max_retries times."""
         attempt = 0
         last = None
         while True:
@@ -140,7 +140,7 @@ class URLPool:
                 await asyncio.sleep(self._wait_s())
                 continue
             try:
-                result = await attempt_fn(i)
+                result = await attempt_fn(i, *args)
             except TransientError as e:
                 self._failed(i, e)
                 if attempt >= self.s.max_retries:
@@ -190,9 +190,9 @@ class URLPool:
 
     async def post(self, kind: str, payload: dict) -> dict:
         """POST a /v1 request (`chat` or `completions`), retried on the healthiest URLs."""
-        return await self._retrying(lambda i: self._attempt(i, kind, payload))
+        return await self._retrying(self._attempt, kind, payload)
 
     async def post_raw(self, path: str, payload: dict) -> tuple[int, bytes]:
         """POST to a server path outside /v1 (e.g. /tokenize), retried like post(); returns
         (status, body) of the first answer that is not a transient failure."""
-        return await self._retrying(lambda i: self._raw_attempt(i, path, payload))
+        return await self._retrying(self._raw_attempt, path, payload)
