@@ -19,6 +19,7 @@ import pytest
 from llm_testlib import BOS_TEXT, FakeServer, dead_url, fake_logprob, fake_settings, journal_lines, run
 
 from irdata.llm import LLMCallError, SyncClient, make_client
+from irdata.llm.transports import TransientError
 
 HERE = Path(__file__).resolve().parent
 USER = [{"role": "user", "content": "REPLY:hello"}]
@@ -373,11 +374,11 @@ def test_a_failed_tokenizer_probe_is_retried_not_remembered(fake_server):
             real = backend.pool.transport.post_raw
             calls = {"n": 0}
 
-            async def flaky(url, payload):
+            async def flaky(base_url, path, payload):
                 calls["n"] += 1
                 if calls["n"] == 1:
-                    raise ConnectionResetError("reset by peer")
-                return await real(url, payload)
+                    raise TransientError("connection reset by peer", "connection")
+                return await real(base_url, path, payload)
 
             backend.pool.transport.post_raw = flaky
             first = await c.grade([{"role": "user", "content": "REPLY:2"}])

@@ -105,7 +105,7 @@ def test_bos_text_must_be_the_models(local_settings):
 def test_grade_scores_only_the_choice_tokens(local_settings):
     async def go():
         async with make_client(local_settings) as c:
-            return await c._call(None, "grade", {"messages": GRADE, "choices": ["0", "1", "2", "3"]})
+            return await c._call(None, "grade", {"choices": ["0", "1", "2", "3"]}, GRADE)
 
     raw = run(go())
     scores = raw["choice_logprobs"]

@@ -298,3 +298,31 @@ def test_retry_log_aggregates_to_one_line_per_interval(caplog):
     assert len(lines) == 2  # the first retry at once, the rest in one line
     assert lines[0] == "LLM retries so far: 1 (http_500 at http://a/v1: 1)"
     assert "50 (http_500 at http://a/v1: 49, timeout at http://b/v1: 1)" in lines[1]
+
+
+def test_slots_bound_holders_and_pass_a_slot_on_when_a_waiter_is_cancelled():
+    import asyncio
+
+    from irdata.llm.backend import Slots
+
+    async def go():
+        slots = Slots(1)
+        assert slots.take() and not slots.take()
+        order = []
+
+        async def holder(name):
+            await slots.wait()
+            order.append(name)
+            await asyncio.sleep(0)
+            slots.release()
+
+        a = asyncio.create_task(holder("a"))
+        b = asyncio.create_task(holder("b"))
+        await asyncio.sleep(0)
+        slots.release()  # handed to a
+        a.cancel()  # a is cancelled after the hand-over: b must get the slot
+        await asyncio.gather(a, b, return_exceptions=True)
+        return order, slots.free
+
+    order, free = asyncio.run(go())
+    assert order == ["b"] and free == 1

@@ -47,7 +47,7 @@ class LLMClient:
             s = self.settings.for_stage(stage)
             backend = self._backend(s)
             ident = _dumps(backend.answer_identity())
-            prefixes = {op: f'{{"id":{ident},"op":"{op}","request":' for op in ("chat", "grade", "loglikelihood")}
+            prefixes = {op: f'{{"id":{ident},"op":"{op}"}}' for op in ("chat", "grade", "loglikelihood")}
             hit = self._stages[stage] = (s, backend, prefixes)
         return hit
 
@@ -68,13 +68,16 @@ class LLMClient:
         self.stats.fail(kind)
         return LLMCallError(op, stage, reason, kind)
 
-    async def _call(self, stage, op: str, request: dict) -> dict:
+    async def _call(self, stage, op: str, request: dict, messages: list | None = None) -> dict:
         """Answer from the journal, or wait on the identical call in flight, or make the call
-        (bounded in flight) and journal it."""
+        (bounded in flight) and journal it. Request and messages are encoded once, for the key
+        and for the wire."""
         _, backend, prefixes = self._stage(stage)
-        key = hashlib.sha256((prefixes[op] + _dumps(request) + "}").encode()).hexdigest()
+        request_json = _dumps(request)
+        messages_json = None if messages is None else _dumps(messages)
+        key = hashlib.sha256((prefixes[op] + request_json + (messages_json or "")).encode()).hexdigest()
         if self.journal is not None:
-            hit = self.journal.entries.get(key)
+            hit = self.journal.get(key)
             if hit is not None:
                 self.stats.journal_hits += 1
                 return hit
@@ -89,13 +92,14 @@ class LLMClient:
             except RequestFailed as e:
                 raise self._fail(op, stage, str(e), e.kind) from e
         inflight[key] = None  # in flight, nobody waiting yet: no future to make on every call
-        sem = backend.semaphore
+        slots = backend.slots
         try:
-            await sem.acquire()
+            if not slots.take():
+                await slots.wait()
             try:
-                value = await backend.execute(op, request)
+                value = await backend.execute(op, request, messages, (request_json, messages_json))
             finally:
-                sem.release()
+                slots.release()
         except BaseException as e:
             waiting = inflight.pop(key)
             if waiting is not None:
@@ -125,13 +129,14 @@ class LLMClient:
         request = {"max_tokens": max_tokens or s.max_tokens}
         text_protocol = bool(tools) and s.tool_protocol == "text"
         if text_protocol:
-            request["messages"] = actions.to_text_protocol(messages, tools)
+            messages = actions.to_text_protocol(messages, tools)
         else:
-            request["messages"] = list(messages)
+            messages = actions.native_messages(messages)
             if tools:
                 request["tools"] = list(tools)
-                request["tool_choice"] = tool_choice
-        value = await self._call(stage, "chat", request)
+                if tool_choice is not None:
+                    request["tool_choice"] = tool_choice
+        value = await self._call(stage, "chat", request, messages)
         if text_protocol:
             text, calls, error = actions.parse_action(value["text"], tools)
         else:
@@ -151,7 +156,7 @@ class LLMClient:
         path = None
         for _ in range(s.grade_retries + 1):
             try:
-                value = await self._call(stage, "grade", {"messages": convo, "choices": list(choices)})
+                value = await self._call(stage, "grade", {"choices": list(choices)}, convo)
             except LLMCallError as e:  # already counted; a grade batch carries on
                 return GradeResult(None, replies[-1] if replies else "", e.reason, e.kind, path)
             reply, path = value["reply"], value["path"]

@@ -19,6 +19,7 @@ import threading
 from pathlib import Path
 
 from ..provenance import sha256_file
+from .backend import Slots
 from .grading import choice_distribution
 from .loglikelihood import continuation_start
 from .results import RequestFailed
@@ -181,7 +182,7 @@ class LocalBackend:
         self.gguf = gguf
         self.sha = _gguf_sha(gguf)
         self._m: _Model | None = None
-        self.semaphore = asyncio.Semaphore(settings.max_in_flight)
+        self.slots = Slots(settings.max_in_flight)
 
     @property
     def m(self) -> _Model:
@@ -195,20 +196,20 @@ class LocalBackend:
                 self._m = _MODELS[key]
         return self._m
 
-    def _run(self, op: str, request: dict) -> dict:
+    def _run(self, op: str, request: dict, messages) -> dict:
         m, s = self.m, self.s
         if op == "chat":
-            return m.chat(request["messages"], request["max_tokens"], s.temperature, s.seed)
+            return m.chat(messages, request["max_tokens"], s.temperature, s.seed)
         if op == "grade":
             if s.grade_constraint == "none":  # free reply, read by the grade grammar
-                out = m.chat(request["messages"], s.grade_max_tokens, s.temperature, s.seed)
+                out = m.chat(messages, s.grade_max_tokens, s.temperature, s.seed)
                 return {"reply": out["text"], "path": "parsed", "choice_logprobs": None}
-            return m.grade(request["messages"], request["choices"])
+            return m.grade(messages, request["choices"])
         bos = m.bos_ids(s.loglikelihood_bos, s.loglikelihood_bos_text)
         return m.loglikelihood(request["context"], request["continuation"], bos)
 
-    async def execute(self, op: str, request: dict) -> dict:
-        return await asyncio.to_thread(self._run, op, request)
+    def execute(self, op: str, request: dict, messages=None, encoded=None):
+        return asyncio.to_thread(self._run, op, request, messages)
 
     def answer_identity(self) -> dict:
         ident = self.s.answer_settings()

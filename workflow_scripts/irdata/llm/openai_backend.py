@@ -23,26 +23,28 @@ Native tool calls on llama-cpp-python 0.3.36 (read from its llama_chat_format.py
 model's own chat template (the default), the server returns tool calls only when `tool_choice`
 names a function ({"type": "function", "function": {"name": ...}}); it then constrains the
 reply to that function's JSON arguments and returns exactly one call. "auto", "required" or no
-tool_choice give plain text. Started with `--chat_format chatml-function-calling`, "auto" lets
-the model answer in text or call one or more tools; "required" is not supported there. vLLM
-returns tool calls (parallel ones too) with "auto" when started with --enable-auto-tool-choice
-and a --tool-call-parser. tool_choice is passed through as given.
+tool_choice give plain text (tests/llm/test_llama_server.py). Started with
+`--chat_format chatml-function-calling` (a ChatML template of its own), "auto" lets the model
+answer in text or call one or more tools (finish_reason "tool_calls"), a named function works
+too, and "required" fails an assertion: HTTP 500, which is retried like any server error, so do
+not send it there. vLLM returns tool calls (parallel ones too) with "auto" or "required" when
+started with --enable-auto-tool-choice and a --tool-call-parser. tool_choice is passed through
+as given.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import os
 
-from .backend import Once
+from .backend import Once, Slots
 from .grading import choice_distribution
 from .loglikelihood import align_echo
 from .results import RequestFailed, Stats
 from .settings import LLMSettings
 from .spreading import RetryLog, URLPool
-from .transports import AiohttpTransport, SDKTransport
+from .transports import AiohttpTransport, SDKTransport, encode_json
 
 log = logging.getLogger(__name__)
 
@@ -71,12 +73,14 @@ class OpenAIBackend:
                 )
         transport = (AiohttpTransport if settings.transport == "aiohttp" else SDKTransport)(settings, key)
         self.pool = URLPool(settings, transport, stats, retry_log)
-        self.semaphore = asyncio.Semaphore(settings.max_in_flight)
+        self.slots = Slots(settings.max_in_flight)
         self._decoding = {"model": settings.model, "temperature": settings.temperature, "seed": settings.seed,
                           **settings.extra_body}
+        self._decoding_json = encode_json(self._decoding)[1:-1]
         self._server_info: dict | None = None
         self._tokenizer = Once(self._probe_tokenizer)
         self._constraints: dict[tuple, Once] = {}
+        self._grade_payloads: dict[tuple, tuple] = {}
         self._bos = Once(self._bos_plan)
         self._echo_check = Once(self._verify_echo)
         self._warned: set[str] = set()
@@ -87,41 +91,59 @@ class OpenAIBackend:
             log.warning(msg, *args)
 
     # -- operations ------------------------------------------------------------------------
-    async def execute(self, op: str, request: dict) -> dict:
+    def execute(self, op: str, request: dict, messages=None, encoded=None):
+        # Returns an awaitable rather than awaiting it: one frame less for every resume of every
+        # request (see URLPool._retrying).
         if op == "chat":
-            return await self._chat(request)
+            return self._chat(request, messages, encoded)
         if op == "grade":
-            return await self._grade(request)
-        return await self._loglikelihood(request)
+            return self._grade(request, messages, encoded)
+        return self._loglikelihood(request)
 
-    async def _chat(self, request: dict) -> dict:
-        payload = {**self._decoding, "messages": _native_messages(request["messages"]),
-                   "max_tokens": request["max_tokens"]}
-        if request.get("tools"):
-            payload["tools"] = request["tools"]
-            if request.get("tool_choice") is not None:
-                payload["tool_choice"] = request["tool_choice"]
-        data = await self.pool.post("chat", payload)
-        choice = data["choices"][0]
-        msg = choice.get("message") or {}
-        return {"text": msg.get("content") or "", "tool_calls": msg.get("tool_calls") or [],
-                "finish_reason": choice.get("finish_reason")}
+    def _chat(self, request: dict, messages, encoded):
+        request_json, messages_json = encoded or (encode_json(request), encode_json(messages))
+        # The body's fields as text: the decoding fields, encoded once, then the request's.
+        fields_json = f"{{{self._decoding_json},{request_json[1:]}"
+        return self.pool.post("chat", {**self._decoding, **request}, messages, finish=_chat_value,
+                              fields_json=fields_json, messages_json=messages_json)
 
-    async def _grade(self, request: dict) -> dict:
+    def _grade(self, request: dict, messages, encoded):
         choices = tuple(request["choices"])
         once = self._constraints.get(choices)
         if once is None:
             once = self._constraints[choices] = Once(lambda: self._resolve_constraint(choices))
-        path, detail = await once.get()
-        payload = {**self._decoding, "messages": request["messages"], "max_tokens": self.s.grade_max_tokens}
-        if path == "structured_outputs":
-            field = detail["field"]
-            payload[field] = {"choice": list(choices)} if field == "structured_outputs" else list(choices)
-        elif path == "logit_bias":
-            payload.update(logit_bias=detail["bias"], max_tokens=1)  # only a choice token can come out
-        if path != "parsed":
-            payload.update(logprobs=True, top_logprobs=_TOP_LOGPROBS)
-        data = await self.pool.post("chat", payload)
+        messages_json = encoded[1] if encoded else encode_json(messages)
+        if once.done:
+            return self._constrained_grade(choices, messages, messages_json)
+        return self._first_grade(once, choices, messages, messages_json)
+
+    async def _first_grade(self, once, choices, messages, messages_json):
+        await once.get()
+        return await self._constrained_grade(choices, messages, messages_json)
+
+    def _grade_fields(self, choices: tuple) -> tuple[str, dict, str]:
+        """(path, fields, fields as JSON) of the grades with these choices, memoized: they are
+        the same for every grade of a job."""
+        hit = self._grade_payloads.get(choices)
+        if hit is None:
+            path, detail = self._constraints[choices].value
+            fields = {**self._decoding, "max_tokens": self.s.grade_max_tokens}
+            if path == "structured_outputs":
+                field = detail["field"]
+                fields[field] = {"choice": list(choices)} if field == "structured_outputs" else list(choices)
+            elif path == "logit_bias":
+                fields.update(logit_bias=detail["bias"], max_tokens=1)  # only a choice token can come out
+            if path != "parsed":
+                fields.update(logprobs=True, top_logprobs=_TOP_LOGPROBS)
+            hit = self._grade_payloads[choices] = (path, fields, encode_json(fields))
+        return hit
+
+    def _constrained_grade(self, choices: tuple, messages, messages_json):
+        path, fields, fields_json = self._grade_fields(choices)
+        return self.pool.post("chat", fields, messages, finish=lambda data: self._grade_value(data, path, choices),
+                              fields_json=fields_json, messages_json=messages_json)
+
+    def _grade_value(self, data: dict, path: str, choices: tuple) -> dict:
         choice = data["choices"][0]
         reply = (choice.get("message") or {}).get("content") or ""
         if path != "parsed" and reply.strip() not in choices:
@@ -216,10 +238,10 @@ class OpenAIBackend:
         return ids
 
     async def _structured_works(self, field: str) -> tuple[bool, str]:
-        payload = {**self._decoding, "messages": _PROBE_MESSAGES, "max_tokens": 8,
-                   field: {"choice": _PROBE_CHOICES} if field == "structured_outputs" else _PROBE_CHOICES}
+        fields = {**self._decoding, "max_tokens": 8,
+                  field: {"choice": _PROBE_CHOICES} if field == "structured_outputs" else _PROBE_CHOICES}
         try:
-            data = await self.pool.post("chat", payload)
+            data = await self.pool.post("chat", fields, _PROBE_MESSAGES)
         except RequestFailed as e:
             if e.kind.startswith("http_4"):
                 return False, f"`{field}` refused ({e.kind})"
@@ -238,8 +260,8 @@ class OpenAIBackend:
             if len(ids) != 1:
                 return None, f"choice {c!r} is {len(ids)} tokens ({ids}) for this model"
             bias[str(ids[0])] = 100
-        payload = {**self._decoding, "messages": _PROBE_MESSAGES, "max_tokens": 1, "logit_bias": bias}
-        data = await self.pool.post("chat", payload)
+        fields = {**self._decoding, "max_tokens": 1, "logit_bias": bias}
+        data = await self.pool.post("chat", fields, _PROBE_MESSAGES)
         reply = (data["choices"][0].get("message") or {}).get("content") or ""
         if reply.strip() not in choices:
             return None, f"logit_bias ignored (probe reply {reply[:30]!r})"
@@ -368,10 +390,11 @@ def _first_token_logprobs(choice: dict) -> dict[str, float] | None:
     return out
 
 
-def _native_messages(messages) -> list[dict]:
-    # Servers (llama-cpp-python among them) reject an assistant turn with tool_calls whose
-    # content is null.
-    return [{**m, "content": ""} if m.get("tool_calls") and m.get("content") is None else m for m in messages]
+def _chat_value(data: dict) -> dict:
+    choice = data["choices"][0]
+    msg = choice.get("message") or {}
+    return {"text": msg.get("content") or "", "tool_calls": msg.get("tool_calls") or [],
+            "finish_reason": choice.get("finish_reason")}
 
 
 def _probe(s: LLMSettings) -> dict:

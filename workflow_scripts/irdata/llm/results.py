@@ -25,7 +25,7 @@ from .actions import ToolCall
 GRADE_PATHS = ("structured_outputs", "logit_bias", "parsed", "local_logprobs")
 
 
-@dataclass
+@dataclass(slots=True)  # fewer objects per result for the garbage collector to walk
 class ChatResult:
     text: str
     tool_calls: list[ToolCall]
@@ -38,7 +38,7 @@ class ChatResult:
     finish_reason: str | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class GradeResult:
     label: str | None  # one of the choices; None when the grade failed (never a default 0)
     raw_reply: str

@@ -16,7 +16,6 @@ Retries are logged at INFO with their reason, aggregated: at most one line a min
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import random
 import time
@@ -129,70 +128,62 @@ class URLPool:
         h.probing = False
 
     # -- requests ----------------------------------------------------------------------------
-    async def _retrying(self, attempt_fn, *args):
-        """Run attempt_fn(url index, *args) on the healthiest URL until it does not raise
-        TransientError, at most 1 + llm.max_retries times."""
-        attempt = 0
+    async def _retrying(self, attempt, *args, finish=None):
+        """`await attempt(base URL, *args)` on the healthiest URL until it raises no
+        TransientError, at most 1 + llm.max_retries times; finish(result) when given.
+
+        The transport's coroutine is awaited here directly and the caller's post-processing
+        runs as `finish`: every frame between a call and the socket is resumed on every
+        network event, which costs measurably at thousands of calls/s."""
+        attempt_no = 0
         last = None
         while True:
             i = self.pick(avoid=last)
             if i is None:
                 await asyncio.sleep(self._wait_s())
                 continue
+            h = self.health[i]
+            h.in_flight += 1
             try:
-                result = await attempt_fn(i, *args)
+                result = await attempt(self.urls[i], *args)
             except TransientError as e:
+                h.in_flight -= 1
                 self._failed(i, e)
-                if attempt >= self.s.max_retries:
-                    raise RequestFailed(f"{e} (gave up after {attempt + 1} attempts)", e.kind, attempt + 1) from e
-                delay = random.uniform(0, min(self.s.backoff_max_s, self.s.backoff_s * 2 ** attempt))
+                if attempt_no >= self.s.max_retries:
+                    raise RequestFailed(f"{e} (gave up after {attempt_no + 1} attempts)", e.kind,
+                                        attempt_no + 1) from e
+                delay = random.uniform(0, min(self.s.backoff_max_s, self.s.backoff_s * 2 ** attempt_no))
                 if e.retry_after is not None:
                     delay = max(delay, min(e.retry_after, self.s.backoff_max_s))
-                attempt += 1
+                attempt_no += 1
                 last = i
                 self.stats.retry(e.kind)
                 self.retry_log.note(e.kind, self.urls[i])
                 await asyncio.sleep(delay)
                 continue
             except BaseException:
-                self.health[i].probing = False  # a cancelled or refused probe proves nothing
+                h.in_flight -= 1
+                h.probing = False  # a cancelled or refused probe proves nothing
                 raise
-            self._ok(i)
-            return result
-
-    async def _attempt(self, i: int, kind: str, payload: dict) -> dict:
-        h = self.health[i]
-        h.in_flight += 1
-        try:
-            body = await self.transport.post(self.urls[i], kind, payload)
-        finally:
             h.in_flight -= 1
-        try:
-            data = json.loads(body)
-            if not isinstance(data, dict) or not data.get("choices"):
-                raise ValueError("no `choices`")
-            return data
-        except ValueError as e:
-            raise TransientError(f"malformed response from {self.urls[i]}: {e}: {body[:120]!r}",
-                                 "malformed_response") from e
+            if h.open_until or h.failures:
+                self._ok(i)
+            return result if finish is None else finish(result)
 
-    async def _raw_attempt(self, i: int, path: str, payload: dict) -> tuple[int, bytes]:
-        url = self.urls[i].removesuffix("/v1") + path
-        try:
-            status, body = await self.transport.post_raw(url, payload)
-        except asyncio.TimeoutError as e:
-            raise TransientError(f"timeout at {url}", "timeout") from e
-        except Exception as e:  # the transports' connection errors (aiohttp's, httpx's) share no base class
-            raise TransientError(f"connection error at {url}: {type(e).__name__}: {e}", "connection") from e
+    def post(self, kind: str, fields: dict, messages=None, finish=None, fields_json: str | None = None,
+             messages_json: str | None = None):
+        """POST a /v1 request (`chat` or `completions`), retried on the healthiest URLs; an
+        awaitable of the decoded answer, or of finish(answer). The JSON texts, when given, are
+        the fields and messages already encoded (transports.py)."""
+        return self._retrying(self.transport.post, kind, fields, messages, fields_json, messages_json, finish=finish)
+
+    async def _raw(self, base_url: str, path: str, payload: dict) -> tuple[int, bytes]:
+        status, body = await self.transport.post_raw(base_url, path, payload)
         if status == 429 or status >= 500:
-            raise TransientError(f"HTTP {status} from {url}", f"http_{status}")
+            raise TransientError(f"HTTP {status} from {base_url.removesuffix('/v1')}{path}", f"http_{status}")
         return status, body
 
-    async def post(self, kind: str, payload: dict) -> dict:
-        """POST a /v1 request (`chat` or `completions`), retried on the healthiest URLs."""
-        return await self._retrying(self._attempt, kind, payload)
-
-    async def post_raw(self, path: str, payload: dict) -> tuple[int, bytes]:
-        """POST to a server path outside /v1 (e.g. /tokenize), retried like post(); returns
+    def post_raw(self, path: str, payload: dict):
+        """POST to a server path outside /v1 (e.g. /tokenize), retried like post(); awaits to
         (status, body) of the first answer that is not a transient failure."""
-        return await self._retrying(self._raw_attempt, path, payload)
+        return self._retrying(self._raw, path, payload)
