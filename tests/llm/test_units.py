@@ -124,6 +124,28 @@ def test_journal_drops_torn_and_corrupt_lines(tmp_path):
     j.close()
 
 
+def test_journal_reads_sound_lines_of_another_layout_and_batches_writes(tmp_path):
+    import asyncio
+    import hashlib
+
+    path = tmp_path / "j.jsonl"
+    body = json.dumps({"v": {"text": "x"}, "k": "a" * 64}).encode()  # other key order and spacing
+    path.write_bytes(hashlib.sha256(body).hexdigest().encode() + b" " + body + b"\n")
+    j = Journal(path)
+    assert j.get("a" * 64) == {"text": "x"}
+
+    async def burst():
+        for i in range(5):
+            j.append(f"{i:064d}", {"text": str(i)})
+        before = len(path.read_bytes().splitlines())
+        await asyncio.sleep(0)  # the event loop's next step writes the burst
+        return before
+
+    assert asyncio.run(burst()) == 1 and len(path.read_bytes().splitlines()) == 6
+    j.close()
+    assert Journal(path).get(f"{4:064d}") == {"text": "4"}
+
+
 # -- the grade grammar -----------------------------------------------------------------------------
 
 GRADE_TABLE = [

@@ -189,7 +189,8 @@ class LLMClient:
         results: list = [None] * len(items)
         width = min(self.settings.for_stage(stage).max_in_flight, len(items)) or 1
         it = iter(range(len(items)))
-        bar = tqdm(total=len(items), desc=desc, disable=not progress, mininterval=1.0, unit="call")
+        # No bar at all without progress: even a disabled tqdm starts its monitor thread.
+        bar = tqdm(total=len(items), desc=desc, mininterval=1.0, unit="call") if progress else None
 
         async def worker():
             for i in it:
@@ -197,13 +198,14 @@ class LLMClient:
                     results[i] = await fn(items[i])
                 except LLMCallError as e:
                     results[i] = e
-                if progress:
+                if bar is not None:
                     bar.update(1)
 
         try:
             await asyncio.gather(*(worker() for _ in range(width)))
         finally:
-            bar.close()
+            if bar is not None:
+                bar.close()
         if on_error == "raise":
             failed = [r for r in results if isinstance(r, LLMCallError)]
             if failed:
