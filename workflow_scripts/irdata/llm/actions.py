@@ -141,6 +141,8 @@ def native_messages(messages) -> list[dict]:
 def parse_native(tool_calls) -> tuple[list[ToolCall], str | None]:
     """ToolCalls from an OpenAI `message.tool_calls` list, all of them (arguments arrive as a
     JSON string); calls whose arguments are not a JSON object are reported in the error."""
+    if not tool_calls:
+        return [], None
     calls, errors = [], []
     for c in tool_calls or ():
         fn = c.get("function") or {}
