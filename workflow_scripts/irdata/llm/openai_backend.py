@@ -8,8 +8,12 @@ request shows to work: vLLM structured outputs (`structured_outputs: {"choice": 
 vLLM 0.12 `guided_choice: [...]`), then logit_bias on the choices' token ids (each checked to
 be one token without BOS: vLLM's /tokenize with add_special_tokens false; llama-cpp-python's
 /extras/tokenize, whose BOS is stripped), else free replies parsed by the grade grammar. The
-path is recorded per grade; a fallback is logged once. With logprobs returned, the choices'
-probabilities are kept (GradeResult.choice_logprobs).
+path is recorded per grade; a fallback is logged once. Constrained grades ask for the first
+position's top-20 log-probabilities; when all choices are among them, their distribution
+renormalised over the choices is kept (GradeResult.choice_logprobs). Both servers report the
+model's raw log-probabilities there (vLLM's default --logprobs-mode raw_logprobs,
+llama-cpp-python always), so a model that would not start its reply with a digit (SmolLM2)
+gets None.
 
 Log-likelihoods use /v1/completions (echo=True, logprobs=1, max_tokens=1: vLLM refuses 0 and
 llama-cpp-python reads 0 as unlimited) or vLLM's prompt_logprobs, aligned by
