@@ -38,7 +38,6 @@ as given.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 
@@ -46,6 +45,7 @@ from .backend import Once, Slots
 from .grading import choice_distribution
 from .loglikelihood import align_echo
 from .results import RequestFailed, Stats
+from .server_probes import ServerProbes, server_identity
 from .settings import LLMSettings
 from .spreading import RetryLog, URLPool
 from .transports import AiohttpTransport, SDKTransport, encode_json
@@ -54,9 +54,6 @@ log = logging.getLogger(__name__)
 
 # Sent as the key when none is configured: local servers ignore it, and the SDK needs one.
 NO_KEY = "no-key"
-# A probe of a grade constraint: choices no unconstrained model would write.
-_PROBE_MESSAGES = [{"role": "user", "content": "Say one word."}]
-_PROBE_CHOICES = ["~@~", "#^#"]
 # Prompts whose next token is a plain word for any model; the echo check uses the first that gives one.
 _ECHO_PROBES = ("The capital of France is", "One, two, three,")
 # Echo and generation of one token on one server differ by float noise only; a shifted echo by nats.
@@ -82,10 +79,8 @@ class OpenAIBackend:
                           **settings.extra_body}
         self._decoding_json = encode_json(self._decoding)[1:-1]
         self._server_info: dict | None = None
-        self._tokenizer = Once(self._probe_tokenizer)
-        self._constraints: dict[tuple, Once] = {}
+        self.probes = ServerProbes(settings, self.pool, self._decoding)
         self._grade_payloads: dict[tuple, tuple] = {}
-        self._bos = Once(self._bos_plan)
         self._echo_check = Once(self._verify_echo)
         self._warned: set[str] = set()
 
@@ -113,9 +108,7 @@ class OpenAIBackend:
 
     def _grade(self, request: dict, messages, encoded):
         choices = tuple(request["choices"])
-        once = self._constraints.get(choices)
-        if once is None:
-            once = self._constraints[choices] = Once(lambda: self._resolve_constraint(choices))
+        once = self.probes.constraint(choices)
         messages_json = encoded[1] if encoded else encode_json(messages)
         if once.done:
             return self._constrained_grade(choices, messages, messages_json)
@@ -130,7 +123,7 @@ class OpenAIBackend:
         the same for every grade of a job."""
         hit = self._grade_payloads.get(choices)
         if hit is None:
-            path, detail = self._constraints[choices].value
+            path, detail = self.probes.constraint(choices).value
             fields = {**self._decoding, "max_tokens": self.s.grade_max_tokens}
             if path == "structured_outputs":
                 field = detail["field"]
@@ -165,7 +158,7 @@ class OpenAIBackend:
         return {"logprobs": await self._score(request["context"], request["continuation"])}
 
     async def _score(self, context: str, continuation: str) -> list[float]:
-        prefix, extra, bos_in_prompt = await self._bos.get()
+        prefix, extra, bos_in_prompt = await self.probes.bos.get()
         sent = prefix + context + continuation
         payload = {**self._decoding, "prompt": sent, "max_tokens": 1, **extra}
         if self.s.loglikelihood_api == "prompt_logprobs":
@@ -205,134 +198,10 @@ class OpenAIBackend:
                           completion_tokens=generated, bos_in_prompt=bos_in_prompt)
 
     # -- what the server can do, learnt once per job ----------------------------------------
-    async def _probe_tokenizer(self) -> dict | None:
-        """The server's tokenizer endpoint and the tokens it puts before a text (its BOS), or None
-        when it has no tokenizer endpoint. Transient failures raise (and are retried later)."""
-        for path, body in (("/tokenize", {"model": self.s.model, "prompt": "", "add_special_tokens": True}),
-                           ("/extras/tokenize", {"input": ""})):
-            status, content = await self.pool.post_raw(path, body)
-            if status == 200:
-                try:
-                    bos = [int(t) for t in json.loads(content)["tokens"]]
-                except (ValueError, KeyError, TypeError):
-                    continue
-                return {"endpoint": path, "bos_ids": bos}
-        return None
-
-    async def tokenize(self, text: str) -> list[int] | None:
-        """Token ids of `text` without BOS, as the server tokenizes it (special tokens parsed);
-        None when the server has no tokenizer endpoint."""
-        try:
-            info = await self._tokenizer.get()
-            if info is None:
-                return None
-            if info["endpoint"] == "/tokenize":
-                body = {"model": self.s.model, "prompt": text, "add_special_tokens": False}
-            else:
-                body = {"input": text}
-            status, content = await self.pool.post_raw(info["endpoint"], body)
-        except RequestFailed as e:
-            raise RequestFailed(f"the server's tokenizer endpoint failed: {e}", "tokenizer", e.attempts) from e
-        if status != 200:
-            raise RequestFailed(f"tokenizing {text[:20]!r} on {info['endpoint']} gave HTTP {status}", "tokenizer")
-        ids = [int(t) for t in json.loads(content)["tokens"]]
-        bos = info["bos_ids"]
-        if info["endpoint"] == "/extras/tokenize" and bos and ids[:len(bos)] == bos:
-            ids = ids[len(bos):]  # llama-cpp-python always adds the model's BOS there
-        return ids
-
-    async def _structured_works(self, field: str) -> tuple[bool, str]:
-        fields = {**self._decoding, "max_tokens": 8,
-                  field: {"choice": _PROBE_CHOICES} if field == "structured_outputs" else _PROBE_CHOICES}
-        try:
-            data = await self.pool.post("chat", fields, _PROBE_MESSAGES)
-        except RequestFailed as e:
-            if e.kind.startswith("http_4"):
-                return False, f"`{field}` refused ({e.kind})"
-            raise
-        reply = (data["choices"][0].get("message") or {}).get("content") or ""
-        if reply.strip() in _PROBE_CHOICES:
-            return True, ""
-        return False, f"`{field}` ignored (probe reply {reply[:30]!r})"
-
-    async def _logit_bias(self, choices: tuple) -> tuple[dict | None, str]:
-        bias = {}
-        for c in choices:
-            ids = await self.tokenize(c)
-            if ids is None:
-                return None, "no tokenizer endpoint (/tokenize, /extras/tokenize) to find the choices' token ids"
-            if len(ids) != 1:
-                return None, f"choice {c!r} is {len(ids)} tokens ({ids}) for this model"
-            bias[str(ids[0])] = 100
-        fields = {**self._decoding, "max_tokens": 1, "logit_bias": bias}
-        data = await self.pool.post("chat", fields, _PROBE_MESSAGES)
-        reply = (data["choices"][0].get("message") or {}).get("content") or ""
-        if reply.strip() not in choices:
-            return None, f"logit_bias ignored (probe reply {reply[:30]!r})"
-        return bias, ""
-
-    async def _resolve_constraint(self, choices: tuple) -> tuple[str, dict]:
-        """(path, detail) of the grades with these choices: the constraint a probe showed to work."""
-        mode = self.s.grade_constraint
-        if mode == "none":
-            return "parsed", {"reason": "llm.grade_constraint: none"}
-        reasons = []
-        if mode in ("auto", "structured_outputs"):
-            for field in ("structured_outputs", "guided_choice"):
-                works, why = await self._structured_works(field)
-                if works:
-                    log.info("grades on %s: constrained by structured outputs (`%s`)", self.pool.urls[0], field)
-                    return "structured_outputs", {"field": field}
-                reasons.append(why)
-            if mode == "structured_outputs":
-                raise RequestFailed("llm.grade_constraint is structured_outputs, but the server supports neither "
-                                    f"field: {'; '.join(reasons)}", "unsupported_model")
-        if mode in ("auto", "logit_bias"):
-            bias, why = await self._logit_bias(choices)
-            if bias:
-                log.info("grades on %s: constrained by logit_bias on token ids %s", self.pool.urls[0], sorted(bias))
-                return "logit_bias", {"bias": bias}
-            reasons.append(why)
-            if mode == "logit_bias":
-                raise RequestFailed(f"llm.grade_constraint is logit_bias, but {why}", "unsupported_model")
-        log.warning("grades on %s are NOT constrained (%s): free replies are parsed by the grade grammar",
-                    self.pool.urls[0], "; ".join(reasons))
-        return "parsed", {"reason": "; ".join(reasons)}
-
-    async def _bos_plan(self) -> tuple[str, dict, bool | None]:
-        """(text put before the prompt, extra payload fields, whether a BOS starts the prompt
-        (None: as the server's tokenizer decides)) for llm.loglikelihood_bos."""
-        rule = self.s.loglikelihood_bos
-        if rule == "auto":
-            return "", {}, None  # the server applies its tokenizer's default: the rule itself
-        info = await self._tokenizer.get()
-        if info is None:
-            raise RequestFailed(f"llm.loglikelihood_bos: {rule} needs the server's tokenizer endpoint (/tokenize or "
-                                "/extras/tokenize) to tell whether it adds BOS itself; use auto", "unsupported_model")
-        adds = bool(info["bos_ids"])
-        if rule == "always":
-            if adds:
-                return "", {}, True
-            text = self.s.loglikelihood_bos_text
-            if not text:
-                raise RequestFailed("llm.loglikelihood_bos: always, and the server adds no BOS to prompts itself: "
-                                    "set llm.loglikelihood_bos_text to the model's BOS text", "unsupported_model")
-            ids = await self.tokenize(text)
-            if ids is None or len(ids) != 1:
-                raise RequestFailed(f"llm.loglikelihood_bos_text {text!r} is not one token on this server ({ids})",
-                                    "unsupported_model")
-            return text, {}, True
-        if not adds:
-            return "", {}, False
-        if info["endpoint"] == "/tokenize":  # vLLM
-            return "", {"add_special_tokens": False}, False
-        raise RequestFailed("llm.loglikelihood_bos: never, but llama-cpp-python puts the model's BOS before every "
-                            "text prompt; use auto", "unsupported_model")
-
     async def _verify_echo(self) -> RequestFailed | None:
         """None when the log-likelihood path agrees with the server's own generation (or could
         not be checked: logged), else the misalignment every log-likelihood call will raise."""
-        prefix, extra, _ = await self._bos.get()
+        prefix, extra, _ = await self.probes.bos.get()
         for ctx in _ECHO_PROBES:
             payload = {**self._decoding, "prompt": prefix + ctx, "max_tokens": 1, "logprobs": 1, **extra}
             data = await self.pool.post("completions", payload)
@@ -367,14 +236,14 @@ class OpenAIBackend:
 
     def identity(self) -> dict:
         if self._server_info is None:
-            self._server_info = _probe(self.s)
+            self._server_info = server_identity(self.s)
         ident = {**self.s.answer_settings(), "base_urls": list(self.s.base_urls), "transport": self.pool.transport.name,
                  "server": self._server_info,
                  "loglikelihood_method": f"/v1/completions {self.s.loglikelihood_api}, max_tokens=1, BOS "
                                          f"{self.s.loglikelihood_bos}; continuation found by the echoed tokens' "
                                          "text and usage counts, checked once per job against the server's "
                                          "own generation"}
-        resolved = {"/".join(k): o.value[0] for k, o in self._constraints.items() if o.done}
+        resolved = self.probes.resolved_paths()
         if resolved:
             ident["grade_constraint_paths"] = resolved
         return ident
@@ -399,25 +268,3 @@ def _chat_value(data: dict) -> dict:
     msg = choice.get("message") or {}
     return {"text": msg.get("content") or "", "tool_calls": msg.get("tool_calls") or [],
             "finish_reason": choice.get("finish_reason")}
-
-
-def _probe(s: LLMSettings) -> dict:
-    """Server identity for the manifest: vLLM's /version and the served models. Best effort:
-    an unreachable server is recorded as such, not an error (a journaled rerun needs none)."""
-    import httpx
-
-    root = s.base_urls[0].rstrip("/").removesuffix("/v1")
-    info: dict = {"version": None}
-    headers = {"Authorization": f"Bearer {os.environ.get(s.api_key_env, '')}"} if s.api_key_env else {}
-    try:
-        with httpx.Client(timeout=min(10.0, s.timeout_s), headers=headers) as h:
-            r = h.get(f"{root}/version")
-            if r.status_code == 200 and "version" in r.text:
-                info["version"] = r.json().get("version")
-            r = h.get(f"{root}/v1/models")
-            if r.status_code == 200:
-                info["models"] = [{k: m.get(k) for k in ("id", "owned_by", "max_model_len") if k in m}
-                                  for m in r.json().get("data", [])]
-    except Exception as e:  # recorded, not raised: see docstring
-        info["unreachable"] = f"{type(e).__name__}: {e}"
-    return info
