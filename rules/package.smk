@@ -4,7 +4,7 @@
 # A refused release stops before `package`, whose output Snakemake would delete first: no path
 # deletes a published release. Formats of the per-shard files: workflow_scripts/irdata/shard_files.py.
 
-from irdata.annotate.common import CONNECTION_KEYS as _CONNECTION_KEYS
+from irdata.llm.settings import CONNECTION_SETTINGS as _CONNECTION_KEYS
 from irdata.doubting.assemble import assembled_files as _assembled_files
 from irdata.doubting.gate import STAGES as _LLM_RULES
 from irdata.doubting.manifest import code_files as _code_files

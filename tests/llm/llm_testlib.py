@@ -1,4 +1,4 @@
-"""Test helpers of tests/llm: a fake OpenAI-compatible server whose faults a test scripts."""
+"""Test helpers of tests/llm: a fake OpenAI-compatible server whose faults and quirks a test scripts."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import threading
 from collections import Counter
 from pathlib import Path
 
-# SmolLM2's BOS text: llama-cpp-python's echoed log-probabilities are shifted by one token
-# without it, so every cross-backend comparison puts it first on both sides.
-BOS = "<|im_start|>"
+BOS_TEXT = "<s>"  # the fake model's BOS
+BOS_ID = 1
+GEN = " gen"  # the one token the fake model generates on /v1/completions
 
 
 def free_port() -> int:
@@ -19,15 +19,56 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-class FakeServer:
-    """An OpenAI-compatible server whose faults the test scripts.
+def dead_url() -> str:
+    """A base URL where nothing listens: every request is refused."""
+    return f"http://127.0.0.1:{free_port()}/v1"
 
-    `faults` is consumed one per request: "500", "429" (Retry-After: retry_after), "timeout"
-    (answers after `slow_s`), "malformed" (200 with a broken JSON body), "drop" (headers and
-    half a body, then the connection is closed), "400"; None or an empty list answers normally.
-    A normal chat answer is the first user message with "REPLY:" stripped, or "echo: <it>";
-    a completions answer echoes the prompt split at spaces, each token's logprob -1.0 * its
-    length, and one generated token (or, asked for prompt_logprobs, answers as vLLM does).
+
+def fake_tokens(prompt: str, adds_bos: bool) -> list[str]:
+    """The fake model's tokens of a prompt: words with their leading space, BOS text as one token."""
+    lead = []
+    if prompt.startswith(BOS_TEXT):
+        lead, prompt = [BOS_TEXT], prompt[len(BOS_TEXT):]
+    elif adds_bos:
+        lead = [BOS_TEXT]
+    words = prompt.split(" ")
+    return lead + [w for w in [words[0]] + [" " + w for w in words[1:]] if w]
+
+
+def fake_logprob(token: str, position: int) -> float:
+    """The fake model's log-probability of `token` at `position` (0-based, BOS counted)."""
+    return -float(len(token)) - 0.5 * position
+
+
+def fake_token_id(text: str) -> list[int]:
+    if text == BOS_TEXT:
+        return [BOS_ID]
+    if text.isdigit():
+        return [10 + int(ch) for ch in text]  # "10" is two tokens
+    return [1000 + sum(map(ord, text)) % 9000]
+
+
+class FakeServer:
+    """An OpenAI-compatible server whose faults and quirks the test scripts.
+
+    `faults` is consumed one per /v1 request: "500", "429" (Retry-After: retry_after), "timeout"
+    (answers after `slow_s`), "malformed" (200 with a broken JSON body), "drop" (headers and half
+    a body, then the connection is closed), "400", "404"; None or an empty list answers normally.
+
+    Chat: the answer is the first user message with "REPLY:" stripped, or "echo: <it>". With
+    `structured` set to "structured_outputs" or "guided_choice", a request carrying that field
+    is answered with a choice (the scripted reply when it is one, else the first); with
+    `honour_logit_bias`, a request with logit_bias is answered with a biased token. Asked for
+    logprobs, the first position's top_logprobs hold `choice_logprobs`.
+
+    Completions: the fake model's tokens are words (fake_tokens), each token's log-probability
+    fake_logprob(token, position), and it generates GEN. `adds_bos`: the server puts BOS_TEXT
+    before a prompt. `echo` picks how echo=True comes back: "vllm" (BOS echoed, generated token
+    included), "llama" (BOS dropped, generated token included), "omit_generated" (BOS dropped,
+    generated token left out), "shifted" (llama-cpp-python 0.3.36: as "llama" when the prompt
+    starts with BOS, else each token scored with the distribution after it and the generated
+    token left out). prompt_logprobs answers as vLLM.
+    `tokenizer`: "vllm" (/tokenize), "llama" (/extras/tokenize, BOS prepended) or None (404).
     """
 
     def __init__(self):
@@ -36,9 +77,17 @@ class FakeServer:
         self.slow_s = 5.0
         self.delay_s = 0.0
         self.requests = 0
+        self.paths: Counter = Counter()
         self.prompts: Counter = Counter()
         self.models: Counter = Counter()
+        self.bodies: list[dict] = []
         self.auth: list[str] = []
+        self.structured: str | None = None
+        self.honour_logit_bias = False
+        self.choice_logprobs = {"0": -3.0, "1": -2.0, "2": -1.0, "3": -0.5}
+        self.adds_bos = False
+        self.echo = "vllm"
+        self.tokenizer: str | None = None
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/v1"
         self._loop = asyncio.new_event_loop()
@@ -53,6 +102,8 @@ class FakeServer:
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self._chat)
         app.router.add_post("/v1/completions", self._completions)
+        app.router.add_post("/tokenize", self._tokenize_vllm)
+        app.router.add_post("/extras/tokenize", self._tokenize_llama)
         runner = web.AppRunner(app, access_log=None)
         self._loop.run_until_complete(runner.setup())
         self._loop.run_until_complete(web.TCPSite(runner, "127.0.0.1", self.port).start())
@@ -64,14 +115,15 @@ class FakeServer:
         from aiohttp import web
 
         self.requests += 1
+        self.paths[request.path] += 1
         self.auth.append(request.headers.get("Authorization", ""))
         if self.delay_s:
             await asyncio.sleep(self.delay_s)
         fault = self.faults.pop(0) if self.faults else None
+        if fault in ("400", "404"):
+            return web.json_response({"error": {"message": "bad request"}}, status=int(fault))
         if fault == "500":
             return web.json_response({"error": "boom"}, status=500)
-        if fault == "400":
-            return web.json_response({"error": {"message": "bad request"}}, status=400)
         if fault == "429":
             return web.json_response({"error": "slow down"}, status=429, headers={"Retry-After": self.retry_after})
         if fault == "timeout":
@@ -90,6 +142,7 @@ class FakeServer:
         from aiohttp import web
 
         body = await request.json()
+        self.bodies.append(body)
         self.models[body["model"]] += 1
         users = [m["content"] for m in body["messages"] if m["role"] == "user"]
         self.prompts[users[-1]] += 1
@@ -98,35 +151,89 @@ class FakeServer:
             return faulty
         first = users[0]
         text = first[len("REPLY:"):] if first.startswith("REPLY:") else f"echo: {first}"
-        return web.json_response({"id": "c", "object": "chat.completion", "model": body["model"],
-                                  "choices": [{"index": 0, "finish_reason": "stop",
-                                               "message": {"role": "assistant", "content": text}}],
+        if self.structured and self.structured in body:
+            field = body[self.structured]
+            choices = field["choice"] if isinstance(field, dict) else field
+            text = text if text in choices else choices[0]
+        elif self.honour_logit_bias and body.get("logit_bias"):
+            allowed = {str(fake_token_id(str(d))[0]): str(d) for d in range(10)}
+            biased = [allowed[k] for k in body["logit_bias"] if k in allowed]
+            text = text if text in biased else biased[0]
+        choice = {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
+        if body.get("logprobs"):
+            top = [{"token": t, "logprob": v} for t, v in self.choice_logprobs.items()]
+            choice["logprobs"] = {"content": [{"token": text[:1], "logprob": self.choice_logprobs.get(text, -9.0),
+                                               "top_logprobs": top}]}
+        return web.json_response({"id": "c", "object": "chat.completion", "model": body["model"], "choices": [choice],
                                   "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
 
     async def _completions(self, request):
         from aiohttp import web
 
         body = await request.json()
-        self.prompts[body["prompt"]] += 1
+        self.bodies.append(body)
+        prompt = body["prompt"]
+        self.prompts[prompt] += 1
         faulty = await self._fault(request)
         if faulty is not None:
             return faulty
-        words = body["prompt"].split(" ")
-        tokens = [words[0]] + [" " + w for w in words[1:]] + ["<gen>"]
-        values = [None] + [-1.0 * len(t) for t in tokens[1:]]
+        adds_bos = self.adds_bos and body.get("add_special_tokens", True)
+        toks = fake_tokens(prompt, adds_bos)
+        values = [None] + [fake_logprob(t, i) for i, t in enumerate(toks) if i > 0]
+        gen_value = fake_logprob(GEN, len(toks))
+        usage = {"prompt_tokens": len(toks), "completion_tokens": 1, "total_tokens": len(toks) + 1}
+        out = {"id": "c", "object": "text_completion", "model": body["model"], "usage": usage}
+        choice = {"index": 0, "text": GEN, "finish_reason": "length", "logprobs": None}
         if "prompt_logprobs" in body:  # vLLM's shape: per prompt position {token id: entry}
-            prompt_lp = [None] + [{str(100 + i): {"logprob": v, "rank": 1, "decoded_token": t}}
-                                  for i, (t, v) in enumerate(zip(tokens[1:-1], values[1:-1]))]
-            return web.json_response({"id": "c", "object": "text_completion", "model": body["model"],
-                                      "choices": [{"index": 0, "text": "<gen>", "finish_reason": "length",
-                                                   "logprobs": None, "prompt_logprobs": prompt_lp}]})
-        return web.json_response({"id": "c", "object": "text_completion", "model": body["model"],
-                                  "choices": [{"index": 0, "text": body["prompt"] + "<gen>", "finish_reason": "length",
-                                               "logprobs": {"tokens": tokens, "token_logprobs": values,
-                                                            "text_offset": list(range(len(tokens))),
-                                                            "top_logprobs": None}}],
-                                  "usage": {"prompt_tokens": len(tokens) - 1, "completion_tokens": 1,
-                                            "total_tokens": len(tokens)}})
+            choice["prompt_logprobs"] = [None] + [
+                {str(fake_token_id(t)[0]): {"logprob": v, "rank": 1, "decoded_token": t}}
+                for t, v in zip(toks[1:], values[1:])]
+        elif body.get("echo"):
+            choice["text"] = prompt + GEN
+            gen_tokens, gen_values = [GEN], [gen_value]
+            if self.echo == "shifted" and toks[:1] != [BOS_TEXT]:
+                values = [None] + [fake_logprob(t, i + 1) for i, t in enumerate(toks[1:], start=1)]
+                gen_tokens, gen_values = [], []
+            elif self.echo == "omit_generated":
+                gen_tokens, gen_values = [], []
+            tokens, values = toks + gen_tokens, values + gen_values
+            if self.echo != "vllm" and tokens and tokens[0] == BOS_TEXT:
+                tokens, values = tokens[1:], values[1:]
+                values[0] = None  # llama-cpp-python nulls the first echoed token's value
+            choice["logprobs"] = {"tokens": tokens, "token_logprobs": values,
+                                  "text_offset": [sum(map(len, tokens[:i])) for i in range(len(tokens))],
+                                  "top_logprobs": None}
+        elif body.get("logprobs"):
+            choice["logprobs"] = {"tokens": [GEN], "token_logprobs": [gen_value], "text_offset": [len(prompt)],
+                                  "top_logprobs": [{GEN: gen_value}]}
+        out["choices"] = [choice]
+        return web.json_response(out)
+
+    async def _tokenize(self, text: str, with_bos: bool):
+        from aiohttp import web
+
+        ids = [BOS_ID] if with_bos else []
+        for t in fake_tokens(text, False):
+            ids += fake_token_id(t.strip() if t.strip() else t)
+        return web.json_response({"tokens": ids})
+
+    async def _tokenize_vllm(self, request):
+        from aiohttp import web
+
+        self.paths[request.path] += 1
+        if self.tokenizer != "vllm":
+            return web.json_response({"detail": "Not Found"}, status=404)
+        body = await request.json()
+        return await self._tokenize(body["prompt"], self.adds_bos and body.get("add_special_tokens", True))
+
+    async def _tokenize_llama(self, request):
+        from aiohttp import web
+
+        self.paths[request.path] += 1
+        if self.tokenizer != "llama":
+            return web.json_response({"detail": "Not Found"}, status=404)
+        body = await request.json()
+        return await self._tokenize(body["input"], self.adds_bos)
 
     def close(self):
         asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(10)
@@ -135,8 +242,12 @@ class FakeServer:
 
 
 def fake_settings(*servers, **overrides) -> dict:
-    return {"backend": "openai", "model": "fake", "base_urls": [s.url for s in servers], "max_retries": 3,
-            "backoff_s": 0.01, "backoff_max_s": 0.05, "timeout_s": 5, **overrides}
+    """Settings for fake servers (or base URLs): fast retries, grades parsed unless a test asks
+    for a constraint (the probes would add requests to every count)."""
+    urls = [s if isinstance(s, str) else s.url for s in servers]
+    return {"backend": "openai", "model": "fake", "base_urls": urls, "max_retries": 3, "backoff_s": 0.01,
+            "backoff_max_s": 0.05, "timeout_s": 5, "breaker_cooldown_s": 0.05, "grade_constraint": "none",
+            **overrides}
 
 
 def run(coro):
@@ -145,4 +256,3 @@ def run(coro):
 
 def journal_lines(path) -> list[str]:
     return Path(path).read_text(encoding="utf-8").splitlines() if Path(path).exists() else []
-

@@ -1,9 +1,13 @@
-"""Fault injection against a fake server: every call ends with a correct answer or a clear,
-counted failure; the journal makes a rerun after kill -9 repeat no completed call."""
+"""Fault injection against fake servers on 127.0.0.1: every call ends with a correct answer or a
+clear failure counted by kind; dead URLs are routed around; the journal makes a rerun after
+kill -9 repeat no completed call; server quirks (BOS, echo shapes, tokenizers, constraints) are
+detected, not guessed."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -12,9 +16,10 @@ import time
 from pathlib import Path
 
 import pytest
-from llm_testlib import FakeServer, fake_settings, journal_lines, run
+from llm_testlib import BOS_TEXT, FakeServer, dead_url, fake_logprob, fake_settings, journal_lines, run
 
 from irdata.llm import LLMCallError, SyncClient, make_client
+from irdata.llm.transports import TransientError
 
 HERE = Path(__file__).resolve().parent
 USER = [{"role": "user", "content": "REPLY:hello"}]
@@ -29,15 +34,20 @@ async def _chat_once(settings, messages=USER, journal=None):
         return result, c.stats
 
 
+# -- transport faults ------------------------------------------------------------------------------
+
+
 @pytest.mark.parametrize("transport", ["aiohttp", "openai"])
-@pytest.mark.parametrize("fault", ["500", "429", "timeout", "malformed", "drop"])
-def test_transient_fault_is_retried_to_the_right_answer(fake_server, fault, transport):
+@pytest.mark.parametrize("fault, kind", [("500", "http_500"), ("429", "http_429"), ("timeout", "timeout"),
+                                         ("malformed", "malformed_response"), ("drop", "connection")])
+def test_transient_fault_is_retried_to_the_right_answer(fake_server, fault, kind, transport):
     fake_server.faults = [fault, fault]
     fake_server.retry_after = "0"
     fake_server.slow_s = 1.0
     result, stats = run(_chat_once(fake_settings(fake_server, timeout_s=0.4, transport=transport)))
-    assert result.text == "hello"
-    assert stats.retries == 2 and stats.failures == 0 and stats.calls == 1
+    assert result.text == "hello" and result.finish_reason == "stop"
+    assert stats.retries == 2 and stats.retries_by_kind == {kind: 2}
+    assert stats.failures == 0 and stats.calls == 1
     assert fake_server.requests == 3
 
 
@@ -51,20 +61,28 @@ def test_retry_after_is_honoured(fake_server):
 
 
 @pytest.mark.parametrize("transport", ["aiohttp", "openai"])
-def test_persistent_fault_is_a_counted_failure(fake_server, transport):
+def test_persistent_fault_is_a_failure_counted_by_kind(fake_server, transport):
     fake_server.faults = ["500"] * 10
     result, stats = run(_chat_once(fake_settings(fake_server, max_retries=2, transport=transport)))
-    assert isinstance(result, LLMCallError)
+    assert isinstance(result, LLMCallError) and result.kind == "http_500"
     assert "HTTP 500" in str(result) and "gave up after 3 attempts" in str(result)
-    assert stats.failures == 1 and stats.retries == 2 and fake_server.requests == 3
+    assert stats.failures == 1 and stats.failures_by_kind == {"http_500": 1} and stats.retries == 2
+    assert fake_server.requests == 3
 
 
 @pytest.mark.parametrize("transport", ["aiohttp", "openai"])
-def test_client_error_is_not_retried(fake_server, transport):
-    fake_server.faults = ["400"]
+@pytest.mark.parametrize("status", ["400", "404"])
+def test_client_error_is_not_retried(fake_server, transport, status):
+    fake_server.faults = [status]
     result, stats = run(_chat_once(fake_settings(fake_server, transport=transport)))
-    assert isinstance(result, LLMCallError) and "HTTP 400" in str(result)
-    assert stats.retries == 0 and stats.failures == 1 and fake_server.requests == 1
+    assert isinstance(result, LLMCallError) and f"HTTP {status}" in str(result) and result.kind == f"http_{status}"
+    assert stats.retries == 0 and stats.failures_by_kind == {f"http_{status}": 1} and fake_server.requests == 1
+
+
+def test_dead_server_is_a_connection_failure():
+    result, stats = run(_chat_once(fake_settings(dead_url(), max_retries=1)))
+    assert isinstance(result, LLMCallError) and result.kind == "connection"
+    assert stats.failures_by_kind == {"connection": 1} and stats.retries_by_kind == {"connection": 1}
 
 
 def test_mixed_faults_in_a_batch(fake_server):
@@ -82,20 +100,92 @@ def test_mixed_faults_in_a_batch(fake_server):
     assert [r.text for r in ok] == [f"answer {i}" for i in range(30) if not isinstance(results[i], LLMCallError)]
     assert len(ok) + stats.failures == 30
     assert stats.retries + stats.failures >= 18  # each injected fault was retried or ended its call
+    assert set(stats.retries_by_kind) <= {"http_500", "connection", "malformed_response", "http_429", "timeout"}
 
 
-def test_unparseable_grade_is_a_failure_never_a_zero(fake_server):
+def test_failed_calls_are_not_journaled_and_a_rerun_retries_exactly_them(fake_server, tmp_path):
+    journal = tmp_path / "j.jsonl"
+    convos = [[{"role": "user", "content": f"REPLY:{i}"}] for i in range(6)]
+    fake_server.faults = ["400", None, "400"]  # not retried: calls 0 and 2 fail (max_in_flight 1: in order)
+
     async def go():
-        async with make_client(fake_settings(fake_server, grade_retries=2)) as c:
-            bad = await c.grade([{"role": "user", "content": "REPLY:maybe, hard to say"}])
-            good = await c.grade([{"role": "user", "content": "REPLY:Grade: 2"}])
-            return bad, good, c.stats
+        async with make_client(fake_settings(fake_server, max_in_flight=1), journal_path=journal) as c:
+            res = await c.chat_many(convos, on_error="return", progress=False)
+            return res, c.stats
 
-    bad, good, stats = run(go())
-    assert bad.label is None and bad.raw_reply == "maybe, hard to say" and "unparseable grade" in bad.failure
-    assert good.label == "2" and good.failure is None
-    assert stats.unparsed_grades == 1 and stats.failures == 1
-    assert fake_server.requests == 3 + 1  # asked again twice, then given up
+    first, s1 = run(go())
+    assert [isinstance(r, LLMCallError) for r in first] == [True, False, True, False, False, False]
+    assert s1.failures_by_kind == {"http_400": 2} and len(journal_lines(journal)) == 4
+    before = dict(fake_server.prompts)
+    second, s2 = run(go())
+    assert [r.text for r in second] == [str(i) for i in range(6)]
+    assert (s2.calls, s2.journal_hits, s2.failures) == (2, 4, 0)
+    assert {p: n - before.get(p, 0) for p, n in fake_server.prompts.items() if n != before.get(p, 0)} == {
+        "REPLY:0": 1, "REPLY:2": 1}
+
+
+# -- spreading over base URLs ----------------------------------------------------------------------
+
+
+def test_one_dead_url_of_two_loses_no_call_and_is_left_out():
+    good = FakeServer()
+    try:
+        async def go():
+            settings = fake_settings(dead_url(), good, max_in_flight=16, max_retries=2, breaker_failures=3,
+                                     breaker_cooldown_s=30, backoff_max_s=30, backoff_s=0.001)
+            async with make_client(settings) as c:
+                res = await c.chat_many([[{"role": "user", "content": f"REPLY:{i}"}] for i in range(400)],
+                                        on_error="return", progress=False)
+                return res, c.stats
+
+        results, stats = run(go())
+    finally:
+        good.close()
+    assert [r.text for r in results] == [str(i) for i in range(400)]
+    assert stats.failures == 0 and good.requests == 400
+    # The dead URL was tried until its breaker opened, not for a share of 400 calls.
+    assert stats.retries_by_kind == {"connection": stats.retries} and stats.retries <= 16 + 3
+
+
+def test_a_retry_goes_to_another_healthy_url():
+    from irdata.llm import Stats, load_settings
+    from irdata.llm.spreading import RetryLog, URLPool
+
+    pool = URLPool(load_settings(fake_settings("http://a:1/v1", "http://b:1/v1")), None, Stats(), RetryLog())
+    assert [pool.pick() for _ in range(4)] == [0, 1, 0, 1]  # equals share by round robin
+    pool.health[1].in_flight = 3
+    assert pool.pick() == 0 and pool.pick() == 0  # the least busy first ...
+    assert pool.pick(avoid=0) == 1  # ... but a retry goes elsewhere while another URL is healthy
+    pool.health[1].open_until = time.monotonic() + 60
+    assert pool.pick(avoid=0) == 0  # the other is open: back to the same one rather than none
+
+
+def test_an_open_url_is_probed_and_taken_back(caplog):
+    a, b = FakeServer(), FakeServer()
+    caplog.set_level(logging.INFO, logger="irdata.llm")
+    try:
+        a.faults = ["500"] * 3
+
+        async def go():
+            settings = fake_settings(a, b, max_in_flight=1, breaker_failures=3, breaker_cooldown_s=0.3, backoff_max_s=1,
+                                     backoff_s=0.001)
+            async with make_client(settings) as c:
+                first = await c.chat_many([[{"role": "user", "content": f"REPLY:{i}"}] for i in range(10)],
+                                          progress=False)
+                used_a = a.requests
+                await asyncio.sleep(0.35)  # the cool-down ends: the next call probes a, which answers
+                later = await c.chat_many([[{"role": "user", "content": f"REPLY:x{i}"}] for i in range(10)],
+                                          progress=False)
+                return first, later, used_a
+
+        first, later, used_a = run(go())
+    finally:
+        a.close()
+        b.close()
+    assert [r.text for r in first] == [str(i) for i in range(10)] and len(later) == 10
+    assert used_a == 3  # three failures in a row, then left out
+    assert a.requests - used_a >= 4  # probed, answered, and back in the rotation
+    assert "left out for 0.3 s" in caplog.text and "answers again" in caplog.text
 
 
 def test_loadspread_and_api_key_kept_out_of_journal(tmp_path, monkeypatch):
@@ -133,14 +223,243 @@ def test_missing_api_key_env_says_what_to_do(fake_server, monkeypatch):
         run(_chat_once(fake_settings(fake_server, api_key_env="IRDATA_NOPE")))
 
 
-@pytest.mark.parametrize("api", ["echo", "prompt_logprobs"])
-def test_loglikelihood_counts_the_continuation_back_from_the_end(fake_server, api):
-    async def go():
-        async with make_client(fake_settings(fake_server, loglikelihood_api=api)) as c:
-            return await c.loglikelihood("the cat sat", " on the mat")
+def test_identical_calls_in_flight_are_sent_once(fake_server, tmp_path):
+    fake_server.delay_s = 0.2
 
-    # fake logprob of a token is -len(token): " on" " the" " mat"; the generated token is dropped
-    assert run(go()) == [-3.0, -4.0, -4.0]
+    async def go():
+        async with make_client(fake_settings(fake_server), journal_path=tmp_path / "j.jsonl") as c:
+            res = await asyncio.gather(*(c.chat(USER) for _ in range(5)), c.chat([{"role": "user", "content": "x"}]))
+            return [r.text for r in res], c.stats
+
+    texts, stats = run(go())
+    assert texts == ["hello"] * 5 + ["echo: x"]
+    assert fake_server.requests == 2 and stats.calls == 2 and stats.coalesced == 4
+    assert len(journal_lines(tmp_path / "j.jsonl")) == 2
+
+
+def test_coalesced_failures_are_counted_per_call(fake_server):
+    fake_server.delay_s = 0.1
+    fake_server.faults = ["400"]
+
+    async def go():
+        async with make_client(fake_settings(fake_server)) as c:
+            res = await asyncio.gather(*(c.chat(USER) for _ in range(3)), return_exceptions=True)
+            return res, c.stats
+
+    res, stats = run(go())
+    assert all(isinstance(r, LLMCallError) and r.kind == "http_400" for r in res)
+    assert fake_server.requests == 1 and stats.failures == 3 and stats.coalesced == 2
+
+
+def test_job_ends_with_a_summary_line_and_retries_logged_at_info(fake_server, caplog):
+    caplog.set_level(logging.INFO, logger="irdata.llm")
+    fake_server.faults = ["500", "500", "timeout"]
+    fake_server.slow_s = 1.0
+
+    async def go():
+        async with make_client(fake_settings(fake_server, timeout_s=0.3, max_in_flight=1)) as c:
+            await c.chat_many([[{"role": "user", "content": f"REPLY:{i}"}] for i in range(4)], progress=False)
+
+    run(go())
+    infos = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
+    retry_lines = [m for m in infos if m.startswith("LLM retries")]
+    assert len(retry_lines) == 2  # the first at once, the rest aggregated into one line at the end
+    assert retry_lines[0].startswith("LLM retries so far: 1 (http_500 at ")
+    assert "2 (" in retry_lines[1] and "timeout at" in retry_lines[1]
+    assert infos[-1].startswith("LLM: 4 calls, 0 journal hits, 0 coalesced, 3 retries (http_500: 2, timeout: 1), "
+                                "0 failures")
+
+
+# -- grades ----------------------------------------------------------------------------------------
+
+
+def test_unparseable_grade_is_a_failure_never_a_zero(fake_server):
+    async def go():
+        async with make_client(fake_settings(fake_server, grade_retries=2)) as c:
+            bad = await c.grade([{"role": "user", "content": "REPLY:maybe, hard to say"}])
+            echo = await c.grade([{"role": "user", "content": "REPLY:Reply with a single digit: 0, 1, 2 or 3."}])
+            good = await c.grade([{"role": "user", "content": "REPLY:Grade: 2."}])
+            return bad, echo, good, c.stats
+
+    bad, echo, good, stats = run(go())
+    assert bad.label is None and bad.raw_reply == "maybe, hard to say" and "unparseable grade" in bad.failure
+    assert bad.failure_kind == "unparseable" and echo.label is None
+    assert good.label == "2" and good.failure is None and good.path == "parsed"
+    assert stats.unparsed_grades == 2 and stats.failures_by_kind == {"unparseable": 2}
+    assert stats.grade_paths == {"parsed": 1}
+    assert fake_server.requests == 3 + 3 + 1  # asked again twice, then given up
+    reasks = [b["messages"][-1]["content"] for b in fake_server.bodies if len(b["messages"]) > 1]
+    assert reasks and not any(d in m for m in reasks for d in "0123")  # nothing to copy into a grade
+    assert all(b["max_tokens"] >= 64 for b in fake_server.bodies)  # room for "Grade: N" after reasoning
+
+
+@pytest.mark.parametrize("structured", ["structured_outputs", "guided_choice"])
+def test_auto_grades_use_structured_outputs_where_the_server_has_them(fake_server, structured):
+    fake_server.structured = structured
+
+    async def go():
+        async with make_client(fake_settings(fake_server, grade_constraint="auto")) as c:
+            res = await c.grade_many([[{"role": "user", "content": f"REPLY:{d}"}] for d in "0123xy"], progress=False)
+            return res, c.stats, c.identity()
+
+    res, stats, ident = run(go())
+    assert [r.label for r in res] == ["0", "1", "2", "3", "0", "0"]
+    assert {r.path for r in res} == {"structured_outputs"} and stats.grade_paths == {"structured_outputs": 6}
+    assert res[2].choice_logprobs["3"] > res[2].choice_logprobs["0"]
+    grades = [b for b in fake_server.bodies if b["messages"][0]["content"].startswith("REPLY:")]
+    field = grades[0][structured]
+    assert (field["choice"] if structured == "structured_outputs" else field) == ["0", "1", "2", "3"]
+    probes = fake_server.prompts["Say one word."]
+    assert probes == (1 if structured == "structured_outputs" else 2)  # found once per job, not per grade
+    assert ident["grade_constraint_paths"] == {"0/1/2/3": "structured_outputs"}
+
+
+@pytest.mark.parametrize("tokenizer, adds_bos", [("llama", True), ("llama", False), ("vllm", True)])
+def test_auto_grades_fall_back_to_verified_logit_bias(fake_server, tokenizer, adds_bos):
+    fake_server.tokenizer, fake_server.adds_bos, fake_server.honour_logit_bias = tokenizer, adds_bos, True
+
+    async def go():
+        async with make_client(fake_settings(fake_server, grade_constraint="auto", max_in_flight=64)) as c:
+            res = await c.grade_many([[{"role": "user", "content": f"REPLY:{i % 4}"}] for i in range(64)],
+                                     progress=False)
+            return res, c.stats
+
+    res, stats = run(go())
+    assert [r.label for r in res] == [str(i % 4) for i in range(64)] and stats.grade_paths == {"logit_bias": 64}
+    grade_bodies = [b for b in fake_server.bodies if b["messages"][0]["content"].startswith("REPLY:")]
+    assert all(b["logit_bias"] == {"10": 100, "11": 100, "12": 100, "13": 100} and b["max_tokens"] == 1
+               for b in grade_bodies)  # the BOS (id 1) stripped from every choice's tokens
+    endpoint = "/tokenize" if tokenizer == "vllm" else "/extras/tokenize"
+    assert fake_server.paths[endpoint] == 1 + 4  # one probe per job, then one per choice: not 64 x 4
+
+
+def test_grades_without_a_constraint_are_parsed_and_say_so(fake_server, caplog):
+    caplog.set_level(logging.WARNING)
+
+    async def go():
+        async with make_client(fake_settings(fake_server, grade_constraint="auto")) as c:
+            res = await c.grade_many([[{"role": "user", "content": "REPLY:Grade: 1"}]] * 3 +
+                                     [[{"role": "user", "content": "REPLY:Final answer: 3"}]], progress=False)
+            return res, c.stats
+
+    res, stats = run(go())
+    assert [r.label for r in res] == ["1", "1", "1", "3"] and stats.grade_paths == {"parsed": 4}
+    assert "NOT constrained" in caplog.text and caplog.text.count("NOT constrained") == 1
+    assert "no tokenizer endpoint" in caplog.text
+
+
+def test_multi_token_choices_and_explicit_modes(fake_server):
+    fake_server.tokenizer = "vllm"
+
+    async def go(mode, choices):
+        async with make_client(fake_settings(fake_server, grade_constraint=mode)) as c:
+            return await c.grade([{"role": "user", "content": "REPLY:10"}], choices=choices), c.stats
+
+    got, _ = run(go("auto", ("0", "10")))
+    assert got.label == "10" and got.path == "parsed"  # "10" is two tokens: no logit_bias
+    got, stats = run(go("logit_bias", ("0", "10")))
+    assert got.label is None and got.failure_kind == "unsupported_model" and "is 2 tokens" in got.failure
+    assert stats.failures_by_kind == {"unsupported_model": 1}
+    got, _ = run(go("structured_outputs", ("0", "1")))
+    assert got.failure_kind == "unsupported_model" and "supports neither field" in got.failure
+
+
+def test_a_failed_tokenizer_probe_is_retried_not_remembered(fake_server):
+    fake_server.tokenizer = "llama"
+    fake_server.honour_logit_bias = True
+
+    async def go():
+        async with make_client(fake_settings(fake_server, grade_constraint="logit_bias", max_retries=0)) as c:
+            backend = c._stage(None)[1]
+            real = backend.pool.transport.post_raw
+            calls = {"n": 0}
+
+            async def flaky(base_url, path, payload):
+                calls["n"] += 1
+                if calls["n"] == 1:
+                    raise TransientError("connection reset by peer", "connection")
+                return await real(base_url, path, payload)
+
+            backend.pool.transport.post_raw = flaky
+            first = await c.grade([{"role": "user", "content": "REPLY:2"}])
+            second = await c.grade([{"role": "user", "content": "REPLY:2"}])
+            return first, second
+
+    first, second = run(go())
+    assert first.label is None and first.failure_kind == "tokenizer"
+    assert second.label == "2" and second.path == "logit_bias"
+
+
+# -- log-likelihoods -------------------------------------------------------------------------------
+
+
+async def _ll(settings, pairs):
+    async with make_client(settings) as c:
+        return await c.loglikelihood_many(pairs, on_error="return", progress=False), c.stats
+
+
+def _expected(context, continuation, bos):
+    from llm_testlib import fake_tokens
+
+    toks = fake_tokens(context + continuation, bos)
+    n = len(fake_tokens(continuation, False))
+    return [fake_logprob(t, i) for i, t in enumerate(toks)][-n:]
+
+
+@pytest.mark.parametrize("echo", ["vllm", "llama", "omit_generated"])
+@pytest.mark.parametrize("adds_bos", [False, True])
+def test_echo_log_likelihoods_align_on_every_server_shape(fake_server, echo, adds_bos):
+    fake_server.echo, fake_server.adds_bos = echo, adds_bos
+    pairs = [("the cat sat", " on the mat"), ("a", " b"), ("", "a b")]
+    (got, short, unconditioned), stats = run(_ll(fake_settings(fake_server), pairs))
+    assert got == _expected("the cat sat", " on the mat", adds_bos) and short == _expected("a", " b", adds_bos)
+    if adds_bos and echo == "vllm":  # the BOS is echoed: the first word has a value
+        assert unconditioned == _expected("", "a b", True)
+    else:  # nothing precedes "a", or the server (llama-cpp-python) nulls the first echoed token's value
+        assert isinstance(unconditioned, LLMCallError) and unconditioned.kind == "misaligned"
+    assert stats.failures == (0 if adds_bos and echo == "vllm" else 1)
+
+
+def test_prompt_logprobs_path(fake_server):
+    (got,), _ = run(_ll(fake_settings(fake_server, loglikelihood_api="prompt_logprobs"), [("the cat sat", " on")]))
+    assert got == _expected("the cat sat", " on", False)
+
+
+def test_a_shifted_echo_is_detected_and_refused_once(fake_server):
+    fake_server.echo = "shifted"  # llama-cpp-python 0.3.36 without BOS
+    (a, b), stats = run(_ll(fake_settings(fake_server), [("the cat sat", " on"), ("the dog", " ran")]))
+    assert isinstance(a, LLMCallError) and a.kind == "misaligned" and "loglikelihood_bos: always" in a.reason
+    assert isinstance(b, LLMCallError) and stats.failures_by_kind == {"misaligned": 2}
+    assert fake_server.paths["/v1/completions"] == 2  # the check ran once: one generation, one echo
+
+
+def test_bos_always_puts_the_bos_text_first_and_fixes_a_shifting_server(fake_server):
+    fake_server.echo, fake_server.tokenizer = "shifted", "llama"  # aligned only with BOS first
+    settings = fake_settings(fake_server, loglikelihood_bos="always", loglikelihood_bos_text=BOS_TEXT)
+    (got,), stats = run(_ll(settings, [("the cat sat", " on")]))
+    assert got == _expected(BOS_TEXT + "the cat sat", " on", False) and stats.failures == 0
+    assert fake_server.prompts[BOS_TEXT + "the cat sat on"] == 1
+
+
+@pytest.mark.parametrize("tokenizer, adds_bos, rule, bos_text, outcome", [
+    ("vllm", True, "always", None, "server_bos"),  # the server adds it: nothing to prepend
+    ("llama", False, "always", None, "set llm.loglikelihood_bos_text"),
+    (None, False, "always", BOS_TEXT, "needs the server's tokenizer endpoint"),
+    ("vllm", True, "never", None, "no_bos"),  # vLLM: add_special_tokens false
+    ("llama", True, "never", None, "llama-cpp-python puts the model's BOS"),
+    ("llama", False, "always", "<not one>", "is not one token"),
+])
+def test_bos_rules_on_servers(fake_server, tokenizer, adds_bos, rule, bos_text, outcome):
+    fake_server.tokenizer, fake_server.adds_bos = tokenizer, adds_bos
+    settings = fake_settings(fake_server, loglikelihood_bos=rule, loglikelihood_bos_text=bos_text)
+    (got,), stats = run(_ll(settings, [("the cat sat", " on")]))
+    if outcome == "server_bos":
+        assert got == _expected("the cat sat", " on", True)
+    elif outcome == "no_bos":
+        assert got == _expected("the cat sat", " on", False)
+        assert all(b.get("add_special_tokens") is False for b in fake_server.bodies)
+    else:
+        assert isinstance(got, LLMCallError) and got.kind == "unsupported_model" and outcome in got.reason
 
 
 def test_unchanged_rerun_calls_nothing(fake_server, tmp_path):
@@ -150,13 +469,27 @@ def test_unchanged_rerun_calls_nothing(fake_server, tmp_path):
     async def go():
         async with make_client(fake_settings(fake_server), journal_path=journal) as c:
             res = await c.chat_many(convos, progress=False)
-            return [r.text for r in res], c.stats
+            ll = await c.loglikelihood("the cat", " sat")
+            return [r.text for r in res], ll, c.stats
 
-    first, s1 = run(go())
-    second, s2 = run(go())
-    assert first == second == [str(i) for i in range(5)]
-    assert (s1.calls, s1.journal_hits) == (5, 0) and (s2.calls, s2.journal_hits) == (0, 5)
-    assert fake_server.requests == 5
+    first, ll1, s1 = run(go())
+    requests = fake_server.requests
+    second, ll2, s2 = run(go())
+    assert first == second == [str(i) for i in range(5)] and ll1 == ll2
+    assert (s1.calls, s1.journal_hits) == (6, 0) and (s2.calls, s2.journal_hits) == (0, 6)
+    assert fake_server.requests == requests  # not even the alignment check runs again
+
+
+def test_changing_only_connection_settings_keeps_the_journal(fake_server, tmp_path):
+    journal = tmp_path / "j.jsonl"
+    other = FakeServer()
+    try:
+        run(_chat_once(fake_settings(fake_server), journal=journal))
+        result, stats = run(_chat_once(fake_settings(other, timeout_s=7, max_retries=1, max_in_flight=3,
+                                                     transport="openai"), journal=journal))
+    finally:
+        other.close()
+    assert result.text == "hello" and stats.journal_hits == 1 and other.requests == 0
 
 
 def test_kill_9_mid_journal_then_rerun_repeats_no_completed_call(fake_server, tmp_path):
@@ -212,3 +545,15 @@ def test_stage_overrides_reach_the_server(fake_server, tmp_path):
     assert fake_server.models == {"fake": 1, "big": 1}
     assert ident["model"] == "fake" and ident["stages"]["arm44b"]["model"] == "big"
     assert ident["stages"]["arm44b"]["temperature"] == 0.5
+
+
+def test_tool_choice_and_parallel_native_calls_pass_through(fake_server):
+    async def go():
+        async with make_client(fake_settings(fake_server, tool_protocol="native")) as c:
+            tools = [{"type": "function", "function": {"name": "search", "parameters": {"type": "object"}}}]
+            await c.chat(USER, tools=tools, tool_choice="required")
+            await c.chat(USER, tools=tools, tool_choice={"type": "function", "function": {"name": "search"}})
+
+    run(go())
+    assert [b["tool_choice"] for b in fake_server.bodies] == [
+        "required", {"type": "function", "function": {"name": "search"}}]

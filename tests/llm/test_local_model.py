@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from llm_testlib import run
 
@@ -17,22 +19,29 @@ GRADE = [{"role": "system", "content": "Grade relevance 0-3. Reply with one digi
          {"role": "user", "content": "Query: cats. Passage: Cats are small pets."}]
 
 
-def _independent_loglikelihood(model, tok, context: str, continuation: str) -> float:
-    """Sum of log-probabilities from the model's logits, tokenizing context and continuation
-    separately (lm-evaluation-harness's way) rather than by offsets as the backend does."""
+def _by_hand(model, tok, context: str, continuation: str, bos: bool) -> list[float]:
+    """Per-token log-probabilities from the model's logits in plain transformers, tokenizing
+    context and continuation separately (lm-evaluation-harness's way) rather than by offsets as
+    the backend does."""
     import torch
 
+    head = [tok.bos_token_id] if bos else []
     ctx = tok(context, add_special_tokens=False)["input_ids"]
     cont = tok(continuation, add_special_tokens=False)["input_ids"]
-    ids = torch.tensor([ctx + cont])
+    ids = torch.tensor([head + ctx + cont])
     with torch.inference_mode():
         logp = torch.log_softmax(model(ids).logits[0].double(), -1)
-    return sum(float(logp[len(ctx) - 1 + i, t]) for i, t in enumerate(cont))
+    start = len(head) + len(ctx)
+    return [float(logp[start - 1 + i, t]) for i, t in enumerate(cont)]
+
+
+PAIRS = [("The capital of France is", " Paris."), ("Cats are", " small pets."),
+         ("Question: what do cats eat?\nAnswer:", " Cats eat meat and fish.")]
 
 
 def test_chat_grade_loglikelihood(local_settings, tmp_path):
     async def go():
-        async with make_client({**local_settings, "loglikelihood_prefix": ""}, journal_path=tmp_path / "j.jsonl") as c:
+        async with make_client(local_settings, journal_path=tmp_path / "j.jsonl") as c:
             chat = await c.chat(Q, max_tokens=12)
             grade = await c.grade(GRADE)
             ll = await c.loglikelihood("The capital of France is", " Paris.")
@@ -41,23 +50,67 @@ def test_chat_grade_loglikelihood(local_settings, tmp_path):
 
     chat, grade, ll, m, ident, stats = run(go())
     assert isinstance(chat, ChatResult) and chat.text.strip() and chat.tool_calls == []
+    assert chat.finish_reason in {"stop", "length"}
     assert "Paris" in chat.text  # the one fact a 135M model reliably knows; checks decoding works
-    assert grade.label in {"0", "1", "2", "3"} and grade.failure is None
+    assert grade.label in {"0", "1", "2", "3"} and grade.failure is None and grade.path == "local_logprobs"
     assert len(ll) == len(m.tok(" Paris.", add_special_tokens=False)["input_ids"]) and all(v < 0 for v in ll)
-    assert sum(ll) == pytest.approx(_independent_loglikelihood(m.model, m.tok, "The capital of France is", " Paris."),
-                                    abs=1e-4)
     assert ident["backend"] == "local" and ident["gguf"].endswith(".gguf") and len(ident["gguf_sha256"]) == 64
-    assert stats.calls == 3 and stats.failures == 0
+    assert stats.calls == 3 and stats.failures == 0 and stats.grade_paths == {"local_logprobs": 1}
+
+
+@pytest.mark.parametrize("bos", ["auto", "always"])
+def test_loglikelihood_matches_a_hand_computation(local_settings, bos):
+    """The contract, per token within 1e-3: BOS (SmolLM2's tokenizer adds none: auto = none) +
+    context + continuation."""
+    async def go():
+        async with make_client({**local_settings, "loglikelihood_bos": bos}) as c:
+            return await c.loglikelihood_many(PAIRS, progress=False), c._backend(c.settings).m
+
+    got, m = run(go())
+    assert m.default_prefix == []  # SmolLM2: no BOS by default
+    for (ctx, cont), values in zip(PAIRS, got):
+        hand = _by_hand(m.model, m.tok, ctx, cont, bos == "always")
+        assert len(values) == len(hand) and max(abs(a - b) for a, b in zip(values, hand)) < 1e-3
+
+
+def test_unsupported_models_are_counted_failures(local_settings):
+    async def go():
+        async with make_client(local_settings) as c:
+            m = c._backend(c.settings).m
+            saved = m.tok.chat_template
+            m.tok.chat_template = None  # as a GGUF without tokenizer.chat_template loads
+            try:
+                chat = await c.chat_many([Q], on_error="return", progress=False)
+            finally:
+                m.tok.chat_template = saved
+            grade = await c.grade(GRADE, choices=("0", "10"))
+            return chat[0], grade, c.stats
+
+    chat, grade, stats = run(go())
+    assert isinstance(chat, LLMCallError) and chat.kind == "unsupported_model" and "chat template" in chat.reason
+    assert grade.label is None and grade.failure_kind == "unsupported_model" and "'10' is 2 tokens" in grade.failure
+    assert stats.failures_by_kind == {"unsupported_model": 2}
+
+
+def test_bos_text_must_be_the_models(local_settings):
+    async def go():
+        async with make_client({**local_settings, "loglikelihood_bos": "always",
+                                "loglikelihood_bos_text": "<s>"}) as c:
+            return await c.loglikelihood_many([("Cats are", " pets.")], on_error="return", progress=False)
+
+    (err,) = run(go())
+    assert isinstance(err, LLMCallError) and err.kind == "unsupported_model" and "'<|im_start|>'" in err.reason
 
 
 def test_grade_scores_only_the_choice_tokens(local_settings):
     async def go():
         async with make_client(local_settings) as c:
-            return await c._call(None, "grade", {"messages": GRADE, "choices": ["0", "1", "2", "3"]})
+            return await c._call(None, "grade", {"choices": ["0", "1", "2", "3"]}, GRADE)
 
     raw = run(go())
     scores = raw["choice_logprobs"]
     assert set(scores) == {"0", "1", "2", "3"} and raw["reply"] == max(scores, key=scores.get)
+    assert raw["path"] == "local_logprobs" and abs(sum(math.exp(v) for v in scores.values()) - 1) < 1e-9
 
 
 def test_deterministic_and_batch_independent(local_settings):
@@ -113,4 +166,5 @@ def test_continuation_inside_a_token_is_a_clear_counted_failure(local_settings):
             return res[0], c.stats
 
     err, stats = run(go())
-    assert isinstance(err, LLMCallError) and "token boundary" in str(err) and stats.failures == 1
+    assert isinstance(err, LLMCallError) and "spans the boundary" in str(err) and err.kind == "misaligned"
+    assert stats.failures_by_kind == {"misaligned": 1}

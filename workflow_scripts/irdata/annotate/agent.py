@@ -262,10 +262,10 @@ class SearchAgent:
                                                 max_tokens=self.budget.max_action_tokens,
                                                 tool_choice=self.budget.tool_choice)
             except LLMCallError as error:
-                episode.record("llm_failure", turn=turn, kind=getattr(error, "kind", None), reason=error.reason)
-                episode.end, episode.failure_kind = "llm_failure", getattr(error, "kind", None) or "unknown"
+                episode.record("llm_failure", turn=turn, kind=error.kind, reason=error.reason)
+                episode.end, episode.failure_kind = "llm_failure", error.kind
                 return episode
-            finish = getattr(result, "finish_reason", None)
+            finish = result.finish_reason
             episode.record("model", turn=turn, text=result.text, finish_reason=finish,
                            tool_calls=[{"name": c.name, "arguments": c.arguments} for c in result.tool_calls])
             if not result.tool_calls:

@@ -52,7 +52,7 @@ async def generate_answers(client, chosen: dict[str, list[str]], queries: TextSt
     answers, failures = [], []
     for qid, result in zip(query_ids, results):
         if isinstance(result, LLMCallError):
-            failures.append({"query_id": qid, "kind": getattr(result, "kind", None) or "unknown",
+            failures.append({"query_id": qid, "kind": result.kind,
                              "reason": result.reason})
         elif not result.text.strip():
             failures.append({"query_id": qid, "kind": "empty_answer", "reason": "the model wrote no answer"})

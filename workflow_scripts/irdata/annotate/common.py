@@ -24,7 +24,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from ..atomic import write_text_atomic
-from ..llm import LLMSettings, load_settings, make_client
+from ..llm import LLMSettings, connection_settings, load_settings, make_client, settings_from_parts
 from ..stage import Stage, canonical
 from ..tsv import read_trec_qrels
 
@@ -32,9 +32,6 @@ log = logging.getLogger(__name__)
 
 NOT_RETRIED = frozenset({"unparseable", "misaligned", "unsupported_model", "protocol", "empty_answer",
                          "http_400", "http_413", "http_422"})
-# keys of the `llm:` section that change no output: servers, transport, limits, caches
-CONNECTION_KEYS = ("base_urls", "transport", "api_key_env", "max_in_flight", "timeout_s", "max_retries",
-                   "backoff_s", "backoff_max_s", "threads", "journal_dir", "weights_cache_dir")
 
 
 @lru_cache(maxsize=64)
@@ -43,19 +40,15 @@ def _loaded(llm_config_json: str) -> LLMSettings:
 
 
 def llm_params(llm_config: dict, stage: str) -> dict:
-    """The LLM settings that change the answers of `stage`: the `llm` part of a stage's settings."""
-    settings = _loaded(json.dumps(llm_config, sort_keys=True)).for_stage(stage)
-    values = {k: v for k, v in vars(settings).items() if k not in CONNECTION_KEYS and k != "stages"}
-    return {"stage": stage, **values}
+    """The LLM settings that change the answers of `stage` (irdata.llm ANSWER_SETTINGS, the stage's
+    overrides applied): the `llm` part of a stage's settings."""
+    return {"stage": stage, **_loaded(json.dumps(llm_config, sort_keys=True)).for_stage(stage).answer_settings()}
 
 
 def job_llm_settings(answer: dict, llm_config: dict) -> LLMSettings:
     """The settings a job's client runs with: what changes answers from the job's params, the
     connection (servers, timeouts, concurrency) from the config, where changing it reruns nothing."""
-    stage = answer["stage"]
-    overrides = (llm_config.get("stages") or {}).get(stage, {})
-    connection = {k: v for k, v in {**llm_config, **overrides}.items() if k in CONNECTION_KEYS}
-    return load_settings({**connection, **{k: v for k, v in answer.items() if k != "stage"}})
+    return settings_from_parts({k: v for k, v in answer.items() if k != "stage"}, connection_settings(llm_config))
 
 
 @dataclass(frozen=True)

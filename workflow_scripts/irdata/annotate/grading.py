@@ -13,9 +13,9 @@ never stored as a grade.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
 
@@ -97,13 +97,11 @@ def grading_messages(prompt, query: str, passage: str, answers: list[str] | None
 
 
 def _probability(result) -> float | None:
-    """The model's probability of its grade among the choices, when the backend gave choice log-probs."""
-    logprobs = getattr(result, "choice_logprobs", None)
-    if not logprobs or result.label is None:
+    """The model's probability of its grade among the choices, when the backend returned them all
+    (choice_logprobs are renormalised over the choices)."""
+    if not result.choice_logprobs or result.label is None:
         return None
-    values = np.array([logprobs.get(c, -np.inf) for c in CHOICES], dtype=np.float64)
-    p = np.exp(values - values.max())
-    return float(p[CHOICES.index(result.label)] / p.sum())
+    return math.exp(result.choice_logprobs[result.label])
 
 
 async def grade_pairs(client, pairs: pd.DataFrame, queries: TextStore, passages, prompt, sees_answers: bool,
@@ -118,11 +116,10 @@ async def grade_pairs(client, pairs: pd.DataFrame, queries: TextStore, passages,
         "passage_id": pairs["passage_id"].tolist(),
         "origin": pairs["origin"].tolist(),
         "grade": pa.array([None if r.label is None else int(r.label) for r in results], pa.int8()),
-        "grade_path": pa.array([None if f else getattr(r, "path", None) for r, f in zip(results, failed)],
-                               pa.string()),
+        "grade_path": pa.array([None if f else r.path for r, f in zip(results, failed)], pa.string()),
         "grade_probability": pa.array([_probability(r) for r in results], pa.float32()),
-        "failure_kind": pa.array([getattr(r, "failure_kind", None) or "unknown" if f else None
-                                  for r, f in zip(results, failed)], pa.string()),
+        "failure_kind": pa.array([r.failure_kind or "unknown" if f else None for r, f in zip(results, failed)],
+                                 pa.string()),
         "failure": pa.array([r.failure or "no reason given" if f else None for r, f in zip(results, failed)],
                             pa.string()),
     }, schema=GRADES_SCHEMA)

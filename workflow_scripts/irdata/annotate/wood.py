@@ -43,7 +43,7 @@ def _mean(logprobs) -> float | None:
 
 def _failure(result) -> tuple[str, str] | None:
     if isinstance(result, LLMCallError):
-        return getattr(result, "kind", None) or "unknown", result.reason
+        return result.kind, result.reason
     return None
 
 

@@ -1,17 +1,18 @@
 """Tool calls as plain text: the JSON action protocol.
 
 Servers differ in native tool support (llama-cpp-python returns tool calls only when
-`tool_choice` names a function; SmolLM2's chat template ignores `tools`), so the agent can
-run on a protocol every model can follow: the tools are described in a system message and
-the model replies either with one JSON object {"tool": NAME, "arguments": {...}} or with its
-final answer as plain text. The conversation history is rewritten to the same convention.
+`tool_choice` names a function, see openai_backend.py; SmolLM2's chat template ignores `tools`),
+so the agent can run on a protocol every model can follow: the tools are described in a system
+message and the model replies either with one or more actions, each a JSON object
+{"tool": NAME, "arguments": {...}} (several objects, or a JSON list of them), or with its final
+answer as plain text. The conversation history is rewritten to the same convention. Both
+parsers return every call of a reply; the agent decides how many to execute.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass, field
 
 
@@ -35,6 +36,7 @@ def tools_instruction(tools) -> str:
     lines = [
         "You can call tools. To call one, reply with only a JSON object, nothing else:",
         '{"tool": "<tool name>", "arguments": {<arguments>}}',
+        "To call several at once, reply with a JSON list of such objects.",
         "When you have the final answer, reply with plain text, not JSON.",
         "Tools:",
     ]
@@ -78,55 +80,80 @@ def to_text_protocol(messages, tools) -> list[dict]:
     return out
 
 
-_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
-
-
-def _json_objects(text: str):
-    """Every JSON object that starts at a '{' in text, fenced or not, in order."""
+def _json_values(text: str):
+    """Every JSON object or list that starts at a '{' or '[' in text (fenced or not), in order,
+    outermost only: the arguments object inside an action is not an action of its own."""
     decoder = json.JSONDecoder()
-    for chunk in [*(m.group(1) for m in _FENCE.finditer(text)), text]:
-        for i, ch in enumerate(chunk):
-            if ch == "{":
-                try:
-                    obj, _ = decoder.raw_decode(chunk, i)
-                except ValueError:
-                    continue
-                if isinstance(obj, dict):
-                    yield obj
+    i, n = 0, len(text)
+    while i < n:
+        if text[i] in "{[":
+            try:
+                obj, end = decoder.raw_decode(text, i)
+            except ValueError:
+                i += 1
+                continue
+            yield obj
+            i = end
+        else:
+            i += 1
+
+
+def _actions(text: str):
+    for value in _json_values(text):
+        for obj in value if isinstance(value, list) else [value]:
+            if isinstance(obj, dict) and isinstance(obj.get("tool", obj.get("name")), str):
+                yield obj
 
 
 def parse_action(text: str, tools) -> tuple[str, list[ToolCall], str | None]:
-    """(text, tool calls, protocol error) of a reply in the text protocol.
+    """(text, tool calls, protocol error) of a reply in the text protocol: every action of the
+    reply, in order.
 
     A reply with no action object is a final answer. An action that names an unknown tool or
-    has non-object arguments is reported as a protocol error rather than dropped silently.
+    has non-object arguments is reported in the protocol error rather than dropped silently
+    (the other actions of the reply are still returned).
     """
     known = set(tool_names(tools))
-    for obj in _json_objects(text):
+    calls: list[ToolCall] = []
+    errors: list[str] = []
+    for obj in _actions(text):
         name = obj.get("tool", obj.get("name"))
-        if not isinstance(name, str):
-            continue
         args = obj.get("arguments", obj.get("parameters", {}))
         if name not in known:
-            return text, [], f"reply names unknown tool {name!r} (known: {sorted(known)})"
+            errors.append(f"reply names unknown tool {name!r} (known: {sorted(known)})")
+            continue
         if not isinstance(args, dict):
-            return text, [], f"arguments of tool {name!r} are not a JSON object"
-        call_id = "call_" + hashlib.sha256(f"{name}\0{json.dumps(args, sort_keys=True)}".encode()).hexdigest()[:12]
-        return text, [ToolCall(call_id, name, args)], None
-    return text, [], None
+            errors.append(f"arguments of tool {name!r} are not a JSON object")
+            continue
+        digest = hashlib.sha256(f"{len(calls)}\0{name}\0{json.dumps(args, sort_keys=True)}".encode()).hexdigest()
+        calls.append(ToolCall("call_" + digest[:12], name, args))
+    return text, calls, "; ".join(errors) or None
+
+
+def native_messages(messages) -> list[dict]:
+    """Messages as servers accept them: llama-cpp-python (and others) reject an assistant turn
+    with tool_calls whose content is null. The list itself when nothing needs changing."""
+    if not any(m.get("tool_calls") and m.get("content") is None for m in messages):
+        return messages if isinstance(messages, list) else list(messages)
+    return [{**m, "content": ""} if m.get("tool_calls") and m.get("content") is None else m for m in messages]
 
 
 def parse_native(tool_calls) -> tuple[list[ToolCall], str | None]:
-    """ToolCalls from an OpenAI `message.tool_calls` list (arguments arrive as a JSON string)."""
-    calls = []
+    """ToolCalls from an OpenAI `message.tool_calls` list, all of them (arguments arrive as a
+    JSON string); calls whose arguments are not a JSON object are reported in the error."""
+    if not tool_calls:
+        return [], None
+    calls, errors = [], []
     for c in tool_calls or ():
         fn = c.get("function") or {}
         raw = fn.get("arguments") or "{}"
         try:
             args = json.loads(raw) if isinstance(raw, str) else raw
         except ValueError:
-            return calls, f"tool {fn.get('name')!r}: arguments are not valid JSON: {raw[:200]!r}"
+            errors.append(f"tool {fn.get('name')!r}: arguments are not valid JSON: {raw[:200]!r}")
+            continue
         if not isinstance(args, dict):
-            return calls, f"tool {fn.get('name')!r}: arguments are not a JSON object"
+            errors.append(f"tool {fn.get('name')!r}: arguments are not a JSON object")
+            continue
         calls.append(ToolCall(c.get("id", ""), fn.get("name", ""), args))
-    return calls, None
+    return calls, "; ".join(errors) or None

@@ -3,45 +3,52 @@
 from __future__ import annotations
 
 import asyncio
-import re
+import hashlib
+import json
+import logging
+import time
 from pathlib import Path
 
 from tqdm import tqdm
 
 from . import actions
-from .journal import Journal, request_key
+from .grading import GRADE_REASK, parse_grade
+from .journal import Journal
 from .results import ChatResult, GradeResult, LLMCallError, RequestFailed, Stats
 from .settings import LLMSettings
+from .spreading import RetryLog
 
-GRADE_REASK = "Answer with exactly one of: {choices}. Reply with that single character and nothing else."
+log = logging.getLogger(__name__)
 
-
-def parse_choice(reply: str, choices) -> str | None:
-    """The choice a reply gives: the whole reply, or the only choice standing alone in it."""
-    text = reply.strip().strip(".\"'*` ")
-    if text in choices:
-        return text
-    found = {m.group(0) for m in re.finditer(r"(?<![\w.])(" + "|".join(map(re.escape, choices)) + r")(?![\w.])", reply)}
-    return found.pop() if len(found) == 1 else None
+_dumps = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
 
 
 class LLMClient:
-    """Async LLM client. Use `make_client(settings, journal_path=...)`; close with `await aclose()`."""
+    """Async LLM client. Use `make_client(settings, journal_path=...)`; close with `await aclose()`.
+
+    Identical calls in flight at once are sent once (stats.coalesced counts the others). Failed
+    calls are never journaled, so a rerun makes exactly those again. On close the client logs
+    stats.summary_line() at INFO when it did anything."""
 
     def __init__(self, settings: LLMSettings, journal_path=None):
         self.settings = settings
         self.journal = Journal(journal_path) if journal_path is not None else None
         self.stats = Stats()
+        self.retry_log = RetryLog()
         self._backends: dict[str, object] = {}
         self._stages: dict = {}
+        self._inflight: dict[str, asyncio.Future] = {}
 
     # -- plumbing ----------------------------------------------------------------------------
     def _stage(self, stage):
-        """(settings, backend) of a stage, memoized: this runs on every call."""
+        """(settings, backend, journal key prefix per op) of a stage, memoized: this runs on every call."""
         hit = self._stages.get(stage)
         if hit is None:
             s = self.settings.for_stage(stage)
-            hit = self._stages[stage] = (s, self._backend(s))
+            backend = self._backend(s)
+            ident = _dumps(backend.answer_identity())
+            prefixes = {op: f'{{"id":{ident},"op":"{op}"}}' for op in ("chat", "grade", "loglikelihood")}
+            hit = self._stages[stage] = (s, backend, prefixes)
         return hit
 
     def _backend(self, s: LLMSettings):
@@ -54,30 +61,58 @@ class LLMClient:
             else:
                 from .openai_backend import OpenAIBackend
 
-                self._backends[key] = OpenAIBackend(s)
+                self._backends[key] = OpenAIBackend(s, self.stats, self.retry_log)
         return self._backends[key]
 
-    def _fail(self, op: str, stage, reason: str) -> LLMCallError:
-        self.stats.failures += 1
-        kind = " ".join(reason.split()[:2]).rstrip(":")  # e.g. "HTTP 500", "timeout after", "unparseable grade"
-        self.stats.failure_reasons[kind] = self.stats.failure_reasons.get(kind, 0) + 1
-        return LLMCallError(op, stage, reason)
+    def _fail(self, op: str, stage, reason: str, kind: str) -> LLMCallError:
+        self.stats.fail(kind)
+        return LLMCallError(op, stage, reason, kind)
 
-    async def _call(self, stage, op: str, request: dict) -> dict:
-        """Answer from the journal, or make the call (bounded in flight) and journal it."""
-        backend = self._stage(stage)[1]
-        key = None
+    async def _call(self, stage, op: str, request: dict, messages: list | None = None) -> dict:
+        """Answer from the journal, or wait on the identical call in flight, or make the call
+        (bounded in flight) and journal it. Request and messages are encoded once, for the key
+        and for the wire."""
+        _, backend, prefixes = self._stage(stage)
+        request_json = _dumps(request)
+        messages_json = None if messages is None else _dumps(messages)
+        key = hashlib.sha256((prefixes[op] + request_json + (messages_json or "")).encode()).hexdigest()
         if self.journal is not None:
-            key = request_key({"op": op, "id": backend.answer_identity(), "request": request})
             hit = self.journal.get(key)
             if hit is not None:
                 self.stats.journal_hits += 1
                 return hit
+        inflight = self._inflight
+        if key in inflight:
+            shared = inflight[key]
+            if shared is None:  # the first waiter makes the future the call will resolve
+                shared = inflight[key] = asyncio.get_running_loop().create_future()
+            self.stats.coalesced += 1
+            try:
+                return await asyncio.shield(shared)
+            except RequestFailed as e:
+                raise self._fail(op, stage, str(e), e.kind) from e
+        inflight[key] = None  # in flight, nobody waiting yet: no future to make on every call
+        slots = backend.slots
         try:
-            async with backend.semaphore:
-                value = await backend.execute(op, request, self.stats)
-        except RequestFailed as e:
-            raise self._fail(op, stage, str(e)) from e
+            if not slots.take():
+                await slots.wait()
+            try:
+                value = await backend.execute(op, request, messages, (request_json, messages_json))
+            finally:
+                slots.release()
+        except BaseException as e:
+            waiting = inflight.pop(key)
+            if waiting is not None:
+                if isinstance(e, asyncio.CancelledError):
+                    waiting.cancel()
+                else:
+                    waiting.set_exception(e)
+            if isinstance(e, RequestFailed):
+                raise self._fail(op, stage, str(e), e.kind) from e
+            raise
+        waiting = inflight.pop(key)
+        if waiting is not None:
+            waiting.set_result(value)
         self.stats.calls += 1
         if self.journal is not None:
             self.journal.append(key, value)
@@ -87,55 +122,60 @@ class LLMClient:
     async def chat(self, messages, tools=None, max_tokens: int | None = None, stage: str | None = None,
                    tool_choice=None) -> ChatResult:
         """One chat turn. With tools, replies may carry tool calls (native or text protocol, per
-        llm.tool_protocol); `tool_choice` (native only) forces a named function."""
+        llm.tool_protocol), all of them; `tool_choice` (native only) is sent as given ("auto",
+        "required", or {"type": "function", "function": {"name": ...}}: what llama-cpp-python
+        needs to return any tool call, see openai_backend.py)."""
         s = self._stage(stage)[0]
         request = {"max_tokens": max_tokens or s.max_tokens}
         text_protocol = bool(tools) and s.tool_protocol == "text"
         if text_protocol:
-            request["messages"] = actions.to_text_protocol(messages, tools)
+            messages = actions.to_text_protocol(messages, tools)
         else:
-            request["messages"] = list(messages)
+            messages = actions.native_messages(messages)
             if tools:
                 request["tools"] = list(tools)
-                request["tool_choice"] = tool_choice
-        value = await self._call(stage, "chat", request)
+                if tool_choice is not None:
+                    request["tool_choice"] = tool_choice
+        value = await self._call(stage, "chat", request, messages)
         if text_protocol:
             text, calls, error = actions.parse_action(value["text"], tools)
         else:
             text = value["text"]
             calls, error = actions.parse_native(value["tool_calls"])
-        return ChatResult(text, calls, value, error)
+        return ChatResult(text, calls, value, error, value.get("finish_reason"))
 
     async def grade(self, messages, choices=("0", "1", "2", "3"), stage: str | None = None) -> GradeResult:
-        """A constrained answer from `choices`. An unparseable reply is asked again up to
-        llm.grade_retries times, then returned as a counted failure with label None."""
+        """A grade among `choices`, constrained as llm.grade_constraint and the server allow
+        (GradeResult.path). A reply outside the grade grammar (irdata.llm.grading) is asked
+        again up to llm.grade_retries times, then returned as a counted `unparseable` failure
+        with label None."""
         s = self._stage(stage)[0]
         choices = tuple(choices)
         convo = list(messages)
         replies = []
+        path = None
         for _ in range(s.grade_retries + 1):
             try:
-                value = await self._call(stage, "grade", {"messages": convo, "choices": list(choices)})
+                value = await self._call(stage, "grade", {"choices": list(choices)}, convo)
             except LLMCallError as e:  # already counted; a grade batch carries on
-                return GradeResult(None, replies[-1] if replies else "", e.reason)
-            reply = value["reply"]
+                return GradeResult(None, replies[-1] if replies else "", e.reason, e.kind, path)
+            reply, path = value["reply"], value["path"]
             replies.append(reply)
-            label = parse_choice(reply, choices)
+            label = parse_grade(reply, choices)
             if label is not None:
-                return GradeResult(label, reply)
-            convo = [*convo, {"role": "assistant", "content": reply},
-                     {"role": "user", "content": GRADE_REASK.format(choices=", ".join(choices))}]
+                self.stats.grade_path(path)
+                return GradeResult(label, reply, path=path, choice_logprobs=value.get("choice_logprobs"))
+            convo = [*convo, {"role": "assistant", "content": reply}, {"role": "user", "content": GRADE_REASK}]
         self.stats.unparsed_grades += 1
-        reason = (f"unparseable grade: no single choice of {choices} in {len(replies)} replies, "
+        reason = (f"unparseable grade: no reply of {len(replies)} followed the grade grammar for {choices}, "
                   f"last {replies[-1][:80]!r}")
-        self._fail("grade", stage, reason)
-        return GradeResult(None, replies[-1], reason)
+        self._fail("grade", stage, reason, "unparseable")
+        return GradeResult(None, replies[-1], reason, "unparseable", path)
 
     async def loglikelihood(self, context: str, continuation: str, stage: str | None = None) -> list[float]:
-        """Per-token log-probabilities of `continuation` given `context` (natural log)."""
-        s = self._stage(stage)[0]
-        value = await self._call(stage, "loglikelihood", {"context": s.loglikelihood_prefix + context,
-                                                          "continuation": continuation})
+        """Per-token natural-log probabilities of `continuation` given BOS + `context`
+        (the contract: irdata.llm.loglikelihood)."""
+        value = await self._call(stage, "loglikelihood", {"context": context, "continuation": continuation})
         return value["logprobs"]
 
     # -- batches -----------------------------------------------------------------------------
@@ -149,7 +189,8 @@ class LLMClient:
         results: list = [None] * len(items)
         width = min(self.settings.for_stage(stage).max_in_flight, len(items)) or 1
         it = iter(range(len(items)))
-        bar = tqdm(total=len(items), desc=desc, disable=not progress, mininterval=1.0, unit="call")
+        # No bar at all without progress: even a disabled tqdm starts its monitor thread.
+        bar = tqdm(total=len(items), desc=desc, mininterval=1.0, unit="call") if progress else None
 
         async def worker():
             for i in it:
@@ -157,23 +198,27 @@ class LLMClient:
                     results[i] = await fn(items[i])
                 except LLMCallError as e:
                     results[i] = e
-                bar.update(1)
+                if bar is not None:
+                    bar.update(1)
 
         try:
             await asyncio.gather(*(worker() for _ in range(width)))
         finally:
-            bar.close()
+            if bar is not None:
+                bar.close()
         if on_error == "raise":
             failed = [r for r in results if isinstance(r, LLMCallError)]
             if failed:
                 raise LLMCallError(failed[0].op, stage,
-                                   f"{len(failed)} of {len(items)} calls failed; first: {failed[0].reason}")
+                                   f"{len(failed)} of {len(items)} calls failed; first: {failed[0].reason}",
+                                   failed[0].kind)
         return results
 
     async def chat_many(self, conversations, tools=None, max_tokens=None, stage=None, on_error="raise",
-                        progress=True) -> list[ChatResult]:
-        return await self._many(lambda m: self.chat(m, tools=tools, max_tokens=max_tokens, stage=stage),
-                                conversations, stage, f"chat[{stage or 'llm'}]", on_error, progress)
+                        progress=True, tool_choice=None) -> list[ChatResult]:
+        return await self._many(
+            lambda m: self.chat(m, tools=tools, max_tokens=max_tokens, stage=stage, tool_choice=tool_choice),
+            conversations, stage, f"chat[{stage or 'llm'}]", on_error, progress)
 
     async def grade_many(self, conversations, choices=("0", "1", "2", "3"), stage=None,
                          progress=True) -> list[GradeResult]:
@@ -194,6 +239,11 @@ class LLMClient:
         return ident
 
     async def aclose(self) -> None:
+        self.stats.ended = time.monotonic()
+        self.retry_log.flush()
+        st = self.stats
+        if st.calls or st.journal_hits or st.failures:
+            log.info("%s", st.summary_line())
         for b in self._backends.values():
             await b.aclose()
         if self.journal is not None:
@@ -207,8 +257,9 @@ class LLMClient:
 
 
 def make_client(settings, journal_path: str | Path | None = None) -> LLMClient:
-    """A client for an `llm:` config section (dict, validated here) or LLMSettings.
-    journal_path: the job's journal (e.g. journal_path_for(settings, rule, shard)); None: no journal."""
+    """A client for an `llm:` config section (dict, validated here) or LLMSettings (e.g. from
+    settings_from_parts). journal_path: the job's journal (journal_path_for(settings, rule,
+    shard)); None: no journal."""
     from .settings import load_settings
 
     if not isinstance(settings, LLMSettings):

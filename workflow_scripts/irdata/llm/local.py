@@ -19,6 +19,9 @@ import threading
 from pathlib import Path
 
 from ..provenance import sha256_file
+from .backend import Slots
+from .grading import choice_distribution
+from .loglikelihood import continuation_start
 from .results import RequestFailed
 from .settings import LLMSettings
 
@@ -95,8 +98,15 @@ class _Model:
         self.tok = AutoTokenizer.from_pretrained(folder)
         self.model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32).eval()
         self.lock = threading.Lock()
+        # What the tokenizer puts before a text by default: its BOS where it adds one.
+        plain = self.tok("a", add_special_tokens=False)["input_ids"]
+        full = self.tok("a")["input_ids"]
+        self.default_prefix = full[:len(full) - len(plain)] if full[len(full) - len(plain):] == plain else []
 
     def _prompt_ids(self, messages):
+        if not self.tok.chat_template:
+            raise RequestFailed("the model has no chat template (its GGUF lacks tokenizer.chat_template): chat and "
+                                "grade calls need an instruct model with one", "unsupported_model")
         text = self.tok.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
         return self.tok(text, add_special_tokens=False, return_tensors="pt")["input_ids"]
 
@@ -120,8 +130,8 @@ class _Model:
         for c in choices:
             t = self.tok(c, add_special_tokens=False)["input_ids"]
             if len(t) != 1:
-                raise ValueError(f"grade choice {c!r} is {len(t)} tokens for this model; "
-                                 "grades need single-token choices")
+                raise RequestFailed(f"grade choice {c!r} is {len(t)} tokens for this model; scoring the choices "
+                                    "needs single-token choices (or llm.grade_constraint: none)", "unsupported_model")
             ids.append(t[0])
         return ids
 
@@ -132,22 +142,30 @@ class _Model:
             ids = self._prompt_ids(messages)
             logp = torch.log_softmax(self.model(ids).logits[0, -1].float(), -1)
             scores = {c: float(logp[i]) for c, i in zip(choices, self.choice_ids(choices))}
-        return {"reply": max(scores, key=scores.get), "constrained": True, "choice_logprobs": scores}
+        return {"reply": max(scores, key=scores.get), "path": "local_logprobs",
+                "choice_logprobs": choice_distribution(scores, choices)}
 
-    def loglikelihood(self, context: str, continuation: str) -> dict:
+    def bos_ids(self, rule: str, bos_text: str | None) -> list[int]:
+        """The tokens put before a log-likelihood's text under llm.loglikelihood_bos."""
+        bos = self.tok.bos_token_id
+        if bos_text is not None and self.tok.bos_token != bos_text:
+            raise RequestFailed(f"llm.loglikelihood_bos_text is {bos_text!r}, but this model's BOS is "
+                                f"{self.tok.bos_token!r}", "unsupported_model")
+        if rule == "never":
+            return []
+        if rule == "auto":
+            return list(self.default_prefix)
+        if bos is None:
+            raise RequestFailed("llm.loglikelihood_bos: always, but the model has no BOS token", "unsupported_model")
+        return [bos]
+
+    def loglikelihood(self, context: str, continuation: str, bos: list[int]) -> dict:
         torch = self.torch
         with self.lock:  # the tokenizer too: HF fast tokenizers are not safe across threads
             enc = self.tok(context + continuation, add_special_tokens=False, return_offsets_mapping=True)
-            ids, offsets = enc["input_ids"], enc["offset_mapping"]
-            boundary = len(context)
-            first = next((j for j, (a, _) in enumerate(offsets) if a >= boundary), len(ids))
-            if 0 < first < len(ids) and offsets[first - 1][1] > boundary:
-                raise RequestFailed(
-                    f"continuation {continuation[:40]!r} does not start on a token boundary after context "
-                    f"...{context[-20:]!r}; start the continuation with a space or end the context with whitespace")
-            if first == 0:
-                raise RequestFailed("the continuation has no preceding token to condition on: give a non-empty "
-                                    "context or set llm.loglikelihood_prefix")
+            ids = bos + enc["input_ids"]
+            spans = [(-1, -1)] * len(bos) + [tuple(o) for o in enc["offset_mapping"]]
+            first = continuation_start(spans, len(context), context, continuation)
             with torch.inference_mode():
                 x = torch.tensor([ids])
                 logp = torch.log_softmax(self.model(x).logits[0].float(), -1)
@@ -164,7 +182,7 @@ class LocalBackend:
         self.gguf = gguf
         self.sha = _gguf_sha(gguf)
         self._m: _Model | None = None
-        self.semaphore = asyncio.Semaphore(settings.max_in_flight)
+        self.slots = Slots(settings.max_in_flight)
 
     @property
     def m(self) -> _Model:
@@ -178,17 +196,25 @@ class LocalBackend:
                 self._m = _MODELS[key]
         return self._m
 
-    async def execute(self, op: str, request: dict, stats) -> dict:
+    def _run(self, op: str, request: dict, messages) -> dict:
+        m, s = self.m, self.s
         if op == "chat":
-            fn = lambda: self.m.chat(request["messages"], request["max_tokens"], self.s.temperature, self.s.seed)  # noqa: E731
-        elif op == "grade":
-            fn = lambda: self.m.grade(request["messages"], request["choices"])  # noqa: E731
-        else:
-            fn = lambda: self.m.loglikelihood(request["context"], request["continuation"])  # noqa: E731
-        return await asyncio.to_thread(fn)
+            return m.chat(messages, request["max_tokens"], s.temperature, s.seed)
+        if op == "grade":
+            if s.grade_constraint == "none":  # free reply, read by the grade grammar
+                out = m.chat(messages, s.grade_max_tokens, s.temperature, s.seed)
+                return {"reply": out["text"], "path": "parsed", "choice_logprobs": None}
+            return m.grade(messages, request["choices"])
+        bos = m.bos_ids(s.loglikelihood_bos, s.loglikelihood_bos_text)
+        return m.loglikelihood(request["context"], request["continuation"], bos)
+
+    def execute(self, op: str, request: dict, messages=None, encoded=None):
+        return asyncio.to_thread(self._run, op, request, messages)
 
     def answer_identity(self) -> dict:
-        return {**self.s.answer_settings(), "gguf_sha256": self.sha}
+        ident = self.s.answer_settings()
+        ident.pop("gguf")  # the content hash stands for the weights, wherever the file lies
+        return {**ident, "gguf_sha256": self.sha}
 
     def identity(self) -> dict:
         import torch
@@ -197,8 +223,8 @@ class LocalBackend:
         return {**self.answer_identity(), "gguf": self.gguf.name, "dtype": "float32",
                 "threads": self.s.threads, "transformers": transformers.__version__, "torch": torch.__version__,
                 "server": None,
-                "loglikelihood_method": "in-process forward pass, log_softmax of the logits at the "
-                                        "continuation's token positions"}
+                "loglikelihood_method": f"in-process forward pass over BOS ({self.s.loglikelihood_bos}) + context + "
+                                        "continuation, log_softmax of the logits at the continuation's tokens"}
 
     async def aclose(self) -> None:
         """Nothing to release: the loaded model stays cached for the process."""

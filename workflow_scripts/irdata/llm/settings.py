@@ -1,21 +1,36 @@
 """The `llm:` config section: validated against schemas/llm.schema.yaml, defaults filled from it.
 
 The schema is the single source of the defaults, so config files, docs and code cannot drift.
+Its keys fall in two groups. Answer settings change what the model answers: they go into every
+journal key, the manifest and a rule's params, so changing one reruns what it changes.
+Connection settings change no output (where the servers are, how fast and how robustly calls
+travel): a rule reads them from config and does not hash them, so pointing a finished build at
+other servers reruns nothing. The usual wiring:
+
+    params: llm=LLM.for_stage("grade").answer_settings()              # in the rule (hashed)
+    settings_from_parts(params.llm, connection_settings(config["llm"]))  # in the job
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 SCHEMA_PATH = Path(__file__).resolve().parents[3] / "schemas" / "llm.schema.yaml"
 
-# Settings that change what a model answers: they go into every journal key and the manifest.
-ANSWER_KEYS = ("backend", "model", "seed", "temperature", "tool_protocol", "loglikelihood_prefix",
-               "loglikelihood_api", "extra_body")
+ANSWER_SETTINGS = ("backend", "model", "gguf", "seed", "temperature", "max_tokens", "tool_protocol",
+                   "grade_retries", "grade_constraint", "grade_max_tokens", "loglikelihood_api",
+                   "loglikelihood_bos", "loglikelihood_bos_text", "extra_body")
+CONNECTION_SETTINGS = ("base_urls", "transport", "api_key_env", "max_in_flight", "timeout_s", "max_retries",
+                       "backoff_s", "backoff_max_s", "breaker_failures", "breaker_cooldown_s", "threads",
+                       "weights_cache_dir", "journal_dir")
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 @lru_cache(maxsize=1)
@@ -40,14 +55,19 @@ class LLMSettings:
     max_retries: int
     backoff_s: float
     backoff_max_s: float
+    breaker_failures: int
+    breaker_cooldown_s: float
     threads: int
     seed: int
     temperature: float
     max_tokens: int
     tool_protocol: str
     grade_retries: int
-    loglikelihood_prefix: str
+    grade_constraint: str
+    grade_max_tokens: int
     loglikelihood_api: str
+    loglikelihood_bos: str
+    loglikelihood_bos_text: str | None
     extra_body: dict
     journal_dir: str
     stages: dict
@@ -68,7 +88,67 @@ class LLMSettings:
         return json.dumps(d, sort_keys=True, default=list)
 
     def answer_settings(self) -> dict:
-        return {k: getattr(self, k) for k in ANSWER_KEYS}
+        """The settings that change answers: journal keys, identity and rule params."""
+        return {k: getattr(self, k) for k in ANSWER_SETTINGS}
+
+
+def connection_settings(llm_section: dict | None) -> dict:
+    """The connection keys of a raw `llm:` section, stage overrides included (reduced to their
+    connection keys): what a job reads from config next to the answer settings in its params."""
+    section = dict(llm_section or {})
+    out = {k: section[k] for k in CONNECTION_SETTINGS if k in section}
+    stages = {}
+    for name, override in (section.get("stages") or {}).items():
+        conn = {k: v for k, v in (override or {}).items() if k in CONNECTION_SETTINGS}
+        if conn:
+            stages[name] = conn
+    if stages:
+        out["stages"] = stages
+    return out
+
+
+def settings_from_parts(answer: dict, connection: dict | None) -> LLMSettings:
+    """LLMSettings from a stage's answer settings (a rule param, `answer_settings()` of the
+    stage) and the connection settings (`connection_settings(config["llm"])`).
+
+    The answer part is already the stage's: stage overrides in `connection` still apply when
+    the client is called with that stage."""
+    connection = dict(connection or {})
+    wrong = sorted(set(answer) - set(ANSWER_SETTINGS))
+    if wrong:
+        raise ValueError(f"llm answer settings: {wrong} are not answer settings (see irdata.llm.settings)")
+    wrong = sorted(set(connection) - set(CONNECTION_SETTINGS) - {"stages"})
+    for name, override in (connection.get("stages") or {}).items():
+        wrong += [f"stages.{name}.{k}" for k in override if k not in CONNECTION_SETTINGS]
+    if wrong:
+        raise ValueError(f"llm connection settings: {wrong} are not connection settings (see irdata.llm.settings)")
+    return load_settings({**connection, **answer})
+
+
+def _check_base_url(where: str, url: str) -> str | None:
+    parts = urlsplit(url)
+    if parts.path.rstrip("/").endswith("/v1"):
+        return None
+    shown = parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()  # no credentials in messages
+    fix = f" (e.g. {shown.rstrip('/')}/v1)" if parts.path in ("", "/") else ""
+    return (f"{where}: {shown!r} has no path ending in /v1{fix}: OpenAI-compatible servers (vLLM, "
+            "llama-cpp-python) serve the API under /v1, so every call would fail with HTTP 404")
+
+
+def _check_key_name(where: str, name) -> str | None:
+    """A reason to refuse an api_key_env value, never quoting the value (it may be a key)."""
+    if not isinstance(name, str):
+        return None  # the schema reports the type
+    looks_like_key = (
+        name.lower().startswith(("sk-", "sk_", "hf_", "gsk_", "xai-"))
+        or (len(name) >= 24 and "_" not in name and re.search(r"\d", name) is not None)
+    )
+    if _ENV_NAME.fullmatch(name) and not looks_like_key:
+        return None
+    return (f"{where}: expects the NAME of an environment variable (letters, digits and _, e.g. VLLM_API_KEY), "
+            f"and the value given ({len(name)} characters, not shown) looks like a key itself. Put the key in "
+            "an environment variable, name that variable here, and treat the key as leaked if this config "
+            "was shared")
 
 
 def load_settings(section: dict | None) -> LLMSettings:
@@ -79,6 +159,13 @@ def load_settings(section: dict | None) -> LLMSettings:
     import jsonschema
 
     section = dict(section or {})
+    stages = section.get("stages") if isinstance(section.get("stages"), dict) else {}
+    # Checked before the schema, whose messages would quote the value.
+    for where, sect in [("llm", section), *((f"llm.stages.{k}", v) for k, v in stages.items())]:
+        if isinstance(sect, dict) and "api_key_env" in sect:
+            problem = _check_key_name(f"{where}.api_key_env", sect["api_key_env"])
+            if problem:
+                raise ValueError(problem)
     sch = schema()
     errors = sorted(jsonschema.Draft202012Validator(sch).iter_errors(section), key=lambda e: list(e.path))
     if errors:
@@ -86,6 +173,14 @@ def load_settings(section: dict | None) -> LLMSettings:
         raise ValueError(
             "invalid `llm:` config section (see schemas/llm.schema.yaml):\n  " + "\n  ".join(lines)
         )
+    problems = []
+    for where, sect in [("llm", section), *((f"llm.stages.{k}", v) for k, v in stages.items())]:
+        for i, url in enumerate(sect.get("base_urls") or ()):
+            problem = _check_base_url(f"{where}.base_urls[{i}]", url)
+            if problem:
+                problems.append(problem)
+    if problems:
+        raise ValueError("\n".join(problems))
     values: dict[str, Any] = {}
     for key, spec in sch["properties"].items():
         values[key] = section.get(key, json.loads(json.dumps(spec.get("default"))))

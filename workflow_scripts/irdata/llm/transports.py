@@ -1,0 +1,178 @@
+"""How requests of the `openai` backend travel (llm.transport): plain aiohttp, or the openai SDK.
+
+The SDK costs ~4 ms of CPU per request, which caps a 2-core client near 250 requests/s; plain
+aiohttp sustains several thousand (bench/bench_llm_client.py), so at ~21M calls the GPUs, not the
+client, are the limit. Both send the same requests and classify failures the same way: a
+TransientError (worth retrying elsewhere or later: connection, timeout, 429, 5xx, a malformed
+body) or a RequestFailed (the request itself is wrong: other 4xx). Neither retries; spreading.py
+does.
+
+A request is `fields` (a small dict) plus, for chat, the conversation, which the client has
+already encoded as JSON for the call's journal key: the aiohttp transport splices that text
+into the body instead of encoding the conversation a second time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from .results import RequestFailed
+from .settings import LLMSettings
+
+encode_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+class TransientError(Exception):
+    """A failure worth retrying: the server or the network, not the request."""
+
+    def __init__(self, reason: str, kind: str, retry_after: float | None = None):
+        super().__init__(reason)
+        self.kind = kind
+        self.retry_after = retry_after
+
+
+def retry_after(headers) -> float | None:
+    for name, scale in (("retry-after-ms", 1e-3), ("retry-after", 1.0)):
+        value = headers.get(name) if headers is not None else None
+        if value:
+            try:
+                return max(0.0, float(value) * scale)
+            except ValueError:
+                continue
+    return None
+
+
+def _status_error(status: int, base_url: str, body: bytes, headers) -> Exception:
+    if status == 429 or status >= 500:
+        return TransientError(f"HTTP {status} from {base_url}", f"http_{status}", retry_after(headers))
+    return RequestFailed(f"HTTP {status} from {base_url}: {body[:300].decode(errors='replace')}", f"http_{status}")
+
+
+def decode(body: bytes, base_url: str) -> dict:
+    """The JSON object of a /v1 answer; a body that is not one with `choices` is transient."""
+    try:
+        data = json.loads(body)
+        if not isinstance(data, dict) or not data.get("choices"):
+            raise ValueError("no `choices`")
+        return data
+    except ValueError as e:
+        raise TransientError(f"malformed response from {base_url}: {e}: {body[:120]!r}", "malformed_response") from e
+
+
+_PATHS = {"chat": "/chat/completions", "completions": "/completions"}
+
+
+class AiohttpTransport:
+    """Plain aiohttp requests: the same API, about 10x the requests/s of the `openai` package
+    on 2 cores (bench/bench_llm_client.py), which matters at ~21M calls."""
+
+    name = "aiohttp"
+
+    def __init__(self, settings: LLMSettings, key: str):
+        self.s = settings
+        self._headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
+        self._session = None  # made inside the running event loop, on first use
+
+    def _sess(self):
+        import aiohttp
+
+        if self._session is None:
+            self._session = aiohttp.ClientSession(
+                headers=self._headers, timeout=aiohttp.ClientTimeout(total=self.s.timeout_s),
+                connector=aiohttp.TCPConnector(limit=self.s.max_in_flight, limit_per_host=0))
+        return self._session
+
+    async def post(self, base_url: str, kind: str, fields: dict, messages=None, fields_json: str | None = None,
+                   messages_json: str | None = None):
+        """POST fields (+ messages) to a /v1 endpoint; the decoded answer. Parts already encoded
+        as JSON text are spliced in as they are."""
+        import aiohttp
+
+        text = fields_json or encode_json(fields)
+        if messages is not None:
+            text = f'{text[:-1]},"messages":{messages_json or encode_json(messages)}}}'
+        try:
+            async with self._sess().post(base_url + _PATHS[kind], data=text.encode()) as r:
+                body = await r.read()
+                status = r.status
+                if status >= 400:
+                    raise _status_error(status, base_url, body, r.headers)
+        except asyncio.TimeoutError as e:
+            raise TransientError(f"timeout after {self.s.timeout_s}s at {base_url}", "timeout") from e
+        except aiohttp.ClientError as e:
+            raise TransientError(f"connection error at {base_url}: {type(e).__name__}: {e}", "connection") from e
+        return decode(body, base_url)
+
+    async def post_raw(self, base_url: str, path: str, payload: dict) -> tuple[int, bytes]:
+        """POST to a server path outside /v1 (e.g. /tokenize): (status, body)."""
+        import aiohttp
+
+        url = base_url.removesuffix("/v1") + path
+        try:
+            async with self._sess().post(url, data=encode_json(payload).encode()) as r:
+                return r.status, await r.read()
+        except asyncio.TimeoutError as e:
+            raise TransientError(f"timeout after {self.s.timeout_s}s at {url}", "timeout") from e
+        except aiohttp.ClientError as e:
+            raise TransientError(f"connection error at {url}: {type(e).__name__}: {e}", "connection") from e
+
+    async def aclose(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+
+
+# Named parameters of the SDK's create(); anything else travels in extra_body.
+_SDK_ARGS = {
+    "chat": {"model", "messages", "max_tokens", "temperature", "seed", "tools", "tool_choice", "logit_bias",
+             "logprobs", "top_logprobs"},
+    "completions": {"model", "prompt", "echo", "logprobs", "max_tokens", "temperature", "seed", "logit_bias"},
+}
+
+
+class SDKTransport:
+    """Requests through the `openai` package (its retries off: spreading.py retries)."""
+
+    name = "openai"
+
+    def __init__(self, settings: LLMSettings, key: str):
+        import openai  # ~0.5 s of imports, which the default transport does without
+
+        self.s = settings
+        self._clients = {
+            url.rstrip("/"): openai.AsyncOpenAI(base_url=url, api_key=key, max_retries=0, timeout=settings.timeout_s)
+            for url in settings.base_urls}
+
+    async def post(self, base_url: str, kind: str, fields: dict, messages=None, fields_json: str | None = None,
+                   messages_json: str | None = None):
+        import openai
+
+        client = self._clients[base_url]
+        body = dict(fields) if messages is None else {**fields, "messages": messages}
+        extra = {k: body.pop(k) for k in list(body) if k not in _SDK_ARGS[kind]}
+        api = client.chat.completions if kind == "chat" else client.completions
+        try:
+            raw = await api.with_raw_response.create(**body, extra_body=extra or None)
+        except openai.APIStatusError as e:
+            raise _status_error(e.status_code, base_url, e.response.content, e.response.headers) from e
+        except openai.APITimeoutError as e:
+            raise TransientError(f"timeout after {self.s.timeout_s}s at {base_url}", "timeout") from e
+        except openai.APIConnectionError as e:
+            raise TransientError(f"connection error at {base_url}: {e.__cause__ or e}", "connection") from e
+        return decode(raw.content, base_url)
+
+    async def post_raw(self, base_url: str, path: str, payload: dict) -> tuple[int, bytes]:
+        import httpx
+
+        url = base_url.removesuffix("/v1") + path
+        try:
+            r = await self._clients[base_url]._client.post(url, json=payload, timeout=self.s.timeout_s)
+        except httpx.TimeoutException as e:
+            raise TransientError(f"timeout after {self.s.timeout_s}s at {url}", "timeout") from e
+        except httpx.TransportError as e:
+            raise TransientError(f"connection error at {url}: {type(e).__name__}: {e}", "connection") from e
+        return r.status_code, r.content
+
+    async def aclose(self) -> None:
+        for c in self._clients.values():
+            await c.close()
