@@ -40,9 +40,9 @@ def server():
     s.close()
 
 
-def build(wf, server, name, *, llm=None, annotation=None, extra=(), check=True, version=None):
+def build(wf, server, name, *, llm=None, annotation=None, extra=(), check=True, version=None, accept=False):
     """Build the Doubting release with the LLM stages on `server`, under model name `name`."""
-    overlay = {"llm": {"backend": "openai", "model": name, "base_urls": [server.url], "max_retries": 1,
+    overlay = {"accept_llm_failures": accept, "llm": {"backend": "openai", "model": name, "base_urls": [server.url], "max_retries": 1,
                        "backoff_s": 0.01, "backoff_max_s": 0.02, "timeout_s": 1, "journal_dir": f"cache/{name}",
                        "extra_body": {}, **(llm or {})},
                "annotation": annotation or {}, "doubting": {"version": version or f"v-{name}"}}
@@ -57,13 +57,11 @@ def grade_rows(wf):
     return [row for table in tables for row in table]
 
 
-def accept_all():
-    return {"failure_limits": {stage: 1.0 for stage in ("agent_search", "grade", "generate_answer", "wood")}}
-
-
 def test_every_failure_is_counted_by_stage_and_kind_and_the_release_holds_exactly_the_parsed_grades(wf, server):
-    server.faults = {fault: 0.06 for fault in ("500", "429", "timeout", "malformed", "drop", "garbage")}
-    build(wf, server, "mixed", annotation=accept_all())
+    # each fault at 10% of attempts: with one retry, about a third of the calls fail for good; an
+    # unparseable reply is not asked again (grade_retries 0)
+    server.faults = {fault: 0.1 for fault in ("500", "429", "timeout", "malformed", "drop", "garbage")}
+    build(wf, server, "mixed", llm={"grade_retries": 0}, accept=True)
     manifest = json.loads((wf.root / PACKAGE / "MANIFEST.json").read_text())
     failures = manifest["failures"]["stages"]
 
@@ -90,7 +88,7 @@ def test_every_failure_is_counted_by_stage_and_kind_and_the_release_holds_exactl
             for r in pq.read_table(p).to_pylist()]
     assert failures["wood"]["failed"] == sum(r["failure_kind"] is not None for r in wood)
     assert manifest["failures"]["accepted_over_limit"] is True
-    assert "failed" in (wf.root / PACKAGE / "README.md").read_text()
+    assert "published over the configured failure limits" in (wf.root / PACKAGE / "README.md").read_text()
 
 
 def test_a_build_whose_calls_all_fail_publishes_and_freezes_nothing(wf, server):
@@ -123,11 +121,11 @@ def test_a_plain_rerun_retries_exactly_the_failed_calls(wf, server):
     assert wf.planned_rules(PACKAGE, *wf.args, "flaky.yaml") == []
 
 
-def test_an_agent_shard_of_100_queries_keeps_its_calls_flowing(wf, server):
-    overlay = wf.root / "hundred.yaml"
-    overlay.write_text(yaml.safe_dump({"doubting": {"train_sample": {"size": 100}, "shards": {"train": 1, "dev": 1}}}))
+def test_an_agent_shard_of_over_100_queries_keeps_its_calls_flowing(wf, server):
+    overlay = wf.root / "sample-100.yaml"
+    overlay.write_text(yaml.safe_dump({"queries": "all", "doubting": {"shards": {"train": 1, "dev": 1}}}))
     build(wf, server, "hundred", llm={"timeout_s": 2, "max_retries": 0}, extra=(overlay.name,))
     stats = json.loads((wf.root / "work/doubting/stats/agent_search/train/0000.json").read_text())
-    assert stats["queries"] == 100
+    assert stats["queries"] >= 100  # every train query of the demo, in one shard
     assert stats["failures"]["failed"] == 0 and stats["llm"]["retries"] == 0, stats
     assert stats["llm"]["calls"] >= 100
