@@ -36,51 +36,27 @@ from ..shard_files import SPLIT_FILES, shard_file
 from ..shards import read_id_list
 from ..tsv import read_trec_qrels
 from . import intermediate as im
+from .release_files import (
+    BOOL,
+    CONFIG_SPLITS,
+    DATA_FILES,
+    FLOAT64,
+    ID_FILES,
+    INT32,
+    PARQUET_OPTIONS,
+    SCHEMAS,
+    STATS,
+    STRING,
+    TREC_STRICT,
+    assembled_files,
+)
 from .select import SOURCE_FALLBACK, SOURCE_WOOD, select_by_wood, select_fallback, train_eligible
 
+# the release's files and schemas, declared in release_files.py; readers import them from here
+__all__ = ["CONFIG_SPLITS", "DATA_FILES", "ID_FILES", "SCHEMAS", "STATS", "TREC_STRICT", "ShardPaths", "assemble",
+           "assembled_files", "shard_paths_for"]
+
 log = logging.getLogger(__name__)
-
-S, I8, I32, F64, B = pa.string(), pa.int8(), pa.int32(), pa.float64(), pa.bool_()
-
-
-def _f(name, type_, nullable=True):
-    return pa.field(name, type_, nullable=nullable)
-
-
-SCHEMAS = {
-    "qrels": pa.schema([_f("query_id", S, False), _f("passage_id", S, False), _f("grade", I8, False)]),
-    "judgments": pa.schema([
-        _f("query_id", S, False), _f("passage_id", S, False), _f("origin", S, False), _f("grade", I8, False),
-        _f("grading", S, False), _f("agent_rank", I32), _f("wood", F64), _f("train_eligible", B),
-        _f("official_positive", B, False)]),
-    "train_queries": pa.schema([
-        _f("query_id", S, False), _f("acquisition_batch", S, False), _f("agent_row", B, False),
-        _f("n_agent", I32, False), _f("n_eligible", I32, False), _f("n_eligible_grade3", I32, False),
-        _f("n_official", I32, False), _f("positive_id", S), _f("positive_source", S),
-        _f("positive_agent_grade", I8), _f("positive_official_grade", I8), _f("positive_wood", F64)]),
-    "dev_queries": pa.schema([
-        _f("query_id", S, False), _f("acquisition_batch", S, False), _f("strict_subset", B, False),
-        _f("n_agent", I32, False), _f("n_official", I32, False), _f("n_judged", I32, False),
-        _f("n_strict", I32, False)]),
-    "generated_answers": pa.schema([_f("query_id", S, False), _f("answer", S, False)]),
-}
-# (config, split) pairs of the package, in card order; the first config is the default
-CONFIG_SPLITS = [("qrels", "train"), ("qrels", "dev"), ("judgments", "train"), ("judgments", "dev"),
-                 ("train_queries", "train"), ("dev_queries", "dev"), ("generated_answers", "train")]
-DATA_FILES = {cs: f"{cs[0]}/{cs[1]}.parquet" for cs in CONFIG_SPLITS}
-TREC_STRICT = "trec/dev.strict.qrels"
-ID_FILES = {"train_collection": "ids/train_collection.txt", "train_excluded": "ids/train_excluded.tsv",
-            "dev_all": "ids/dev_all.txt", "dev_strict": "ids/dev_strict.txt"}
-STATS = "stats.json"
-# dictionary encoding only for the low-cardinality columns: on passage ids it costs time and bytes
-PARQUET_OPTIONS = dict(compression="zstd", compression_level=1, write_statistics=True, version="2.6",
-                       use_dictionary=["query_id", "origin", "grading", "acquisition_batch", "positive_source"])
-
-
-def assembled_files() -> list[str]:
-    """Every file `assemble` writes, relative to its output folder."""
-    return [*DATA_FILES.values(), TREC_STRICT, *ID_FILES.values(), STATS]
-
 
 @dataclass
 class ShardPaths:
@@ -107,14 +83,14 @@ class Batches:
                     raise InputError(batch["query_ids_file"], f"query {qid!r} is also in acquisition batch "
                                      f"{seen[qid]!r}; a query belongs to one batch", field="query_id")
                 seen[qid] = batch["name"]
-            out.append((batch["name"], pa.array(ids, S)))
+            out.append((batch["name"], pa.array(ids, STRING)))
         return cls(conf["default"], out)
 
     def assign(self, shard_ids: pa.Array) -> pa.Array:
         names = np.full(len(shard_ids), self.default, dtype=object)
         for name, ids in self.batches:
             names[pc.is_in(shard_ids, value_set=ids).to_numpy(zero_copy_only=False)] = name
-        return pa.array(names, S)
+        return pa.array(names, STRING)
 
 
 class _Writers:
@@ -160,7 +136,7 @@ class OfficialQrels:
     def __init__(self, path, shard_ids: list[pa.Array]):
         table = read_trec_qrels(path)
         table = table.filter(pc.greater_equal(table.column("relevance"), 1))
-        all_ids = pa.chunked_array(shard_ids, S).combine_chunks() if shard_ids else pa.array([], S)
+        all_ids = pa.chunked_array(shard_ids, STRING).combine_chunks() if shard_ids else pa.array([], STRING)
         shard_of_id = np.concatenate([np.full(len(a), i) for i, a in enumerate(shard_ids)] + [np.zeros(0, int)])
         pos = pc.index_in(table.column("query_id"), value_set=all_ids)
         # positives of queries outside the split (excluded or not sampled) are not used
@@ -179,10 +155,10 @@ def _check_partition(split: str, shard_ids: list[pa.Array], shard_paths: list[Sh
                      all_path):
     """The shard lists partition the split's ids: one membership test over all shards at once."""
     total = sum(len(a) for a in shard_ids)
-    listed = pa.chunked_array(shard_ids, S).combine_chunks() if shard_ids else pa.array([], S)
+    listed = pa.chunked_array(shard_ids, STRING).combine_chunks() if shard_ids else pa.array([], STRING)
     if pc.count_distinct(listed).as_py() != total:
         raise InputError(shard_paths[0].ids, f"the {split} shard lists overlap; shards must partition the queries")
-    outside = pc.invert(pc.is_in(listed, value_set=pa.array(all_ids, S)))
+    outside = pc.invert(pc.is_in(listed, value_set=pa.array(all_ids, STRING)))
     if pc.any(outside).as_py():
         row = pc.index(outside, True).as_py()
         shard = int(np.searchsorted(np.cumsum([len(a) for a in shard_ids]), row, side="right"))
@@ -290,7 +266,7 @@ def _process_shard(split, grading: str, paths: ShardPaths, shard_ids, official: 
         a_wood = im.take(wood.column("wood"), w_rows)
         a_wood_failed = pc.is_valid(im.take(wood.column("failure_kind"), w_rows)).to_numpy(zero_copy_only=False)
     else:
-        a_wood = _null(len(a_key), F64)
+        a_wood = _null(len(a_key), FLOAT64)
     rank_all = agent.column("agent_rank").to_numpy()
     st.c["max_agent_rank"] = max(st.c["max_agent_rank"], int(rank_all.max(initial=0)))
     proposed = np.zeros(nq, bool)
@@ -309,10 +285,10 @@ def _process_shard(split, grading: str, paths: ShardPaths, shard_ids, official: 
     if split == "train":
         wood_valid = pc.is_valid(ag_wood).to_numpy(zero_copy_only=False)
         elig = train_eligible(g, wood_valid)
-        elig_arr = pa.array(elig, B)
+        elig_arr = pa.array(elig, BOOL)
     else:
         elig = np.zeros(len(g), bool)
-        elig_arr = _null(len(g), B)
+        elig_arr = _null(len(g), BOOL)
 
     # official judgment rows: graded official rows
     om = pc.is_valid(g_off.column("grade")).to_numpy(zero_copy_only=False)
@@ -324,13 +300,13 @@ def _process_shard(split, grading: str, paths: ShardPaths, shard_ids, official: 
     judg = pa.table({
         "query_id": pa.concat_arrays([_a(ag.column("query_id")), _a(of.column("query_id"))]),
         "passage_id": pa.concat_arrays([_a(ag.column("passage_id")), _a(of.column("passage_id"))]),
-        "origin": pa.concat_arrays([pa.repeat("agent", n_a).cast(S), pa.repeat("official", n_o).cast(S)]),
+        "origin": pa.concat_arrays([pa.repeat("agent", n_a).cast(STRING), pa.repeat("official", n_o).cast(STRING)]),
         "grade": pa.concat_arrays([ag_grade, of_grade]),
-        "grading": pa.repeat(grading, n_a + n_o).cast(S),
-        "agent_rank": pa.concat_arrays([_a(ag.column("agent_rank")), _null(n_o, I32)]),
-        "wood": pa.concat_arrays([ag_wood, _null(n_o, F64)]),
-        "train_eligible": pa.concat_arrays([elig_arr, _null(n_o, B)]),
-        "official_positive": pa.array(np.r_[im.isin(ag_key, o_key), np.ones(n_o, bool)], B),
+        "grading": pa.repeat(grading, n_a + n_o).cast(STRING),
+        "agent_rank": pa.concat_arrays([_a(ag.column("agent_rank")), _null(n_o, INT32)]),
+        "wood": pa.concat_arrays([ag_wood, _null(n_o, FLOAT64)]),
+        "train_eligible": pa.concat_arrays([elig_arr, _null(n_o, BOOL)]),
+        "official_positive": pa.array(np.r_[im.isin(ag_key, o_key), np.ones(n_o, bool)], BOOL),
     })
     # order: query position, agent rows by rank, then official rows by passage_id
     off_order = np.empty(n_o, np.int64)
@@ -429,7 +405,7 @@ def _select_and_write(shard_ids, nq, ag, ag_qpos, ag_key, ag_grade, ag_wood, g, 
     writers.write("train_queries", "train", pa.table({
         "query_id": shard_ids, "acquisition_batch": batch_names, "agent_row": pa.array(n_agent > 0),
         "n_agent": n_agent, "n_eligible": n_elig, "n_eligible_grade3": n_elig3, "n_official": n_official,
-        "positive_id": positive, "positive_source": pa.array(names[source].tolist(), S),
+        "positive_id": positive, "positive_source": pa.array(names[source].tolist(), STRING),
         "positive_agent_grade": pos_agent_grade, "positive_official_grade": pos_off_grade, "positive_wood": pos_wood}))
 
 
@@ -494,7 +470,7 @@ def assemble(out_dir, ids: dict, shards: dict[str, list[ShardPaths]], train_qrel
         for split, all_ids, all_path, qrels_path in (("train", collection, ids["train_collection"], train_qrels),
                                                        ("dev", dev_all, ids["dev_all"], dev_qrels)):
             paths = shards[split]
-            shard_ids = [pa.array(read_id_list(p.ids), S) for p in paths]
+            shard_ids = [pa.array(read_id_list(p.ids), STRING) for p in paths]
             _check_partition(split, shard_ids, paths, all_ids, all_path)
             official = OfficialQrels(qrels_path, shard_ids)
             batches = Batches.from_config(acquisition_batches[split], split)
@@ -512,7 +488,7 @@ def assemble(out_dir, ids: dict, shards: dict[str, list[ShardPaths]], train_qrel
                                                              [batches.default] + [n for n, _ in batches.batches]}
             stats["splits"][split]["grading_failures"] = st.failures
         stats["rows"] = {f"{c}/{s}": n for (c, s), n in writers.counts.items()}
-    strict = pa.chunked_array(strict_ids, S).to_pylist() if strict_ids else []
+    strict = pa.chunked_array(strict_ids, STRING).to_pylist() if strict_ids else []
     # ids in dev_all order
     strict_set = set(strict)
     strict_ordered = [q for q in dev_all if q in strict_set]
