@@ -15,16 +15,28 @@ Selected positive (train, one per query):
    (Unicode code point order, so "10" < "9"). Every official positive is a candidate, graded or not.
 3. A query with neither has no selected positive (positive_id and positive_source null); the card
    counts it.
+
+`select_positives` applies them to one shard: the positive_* columns of train_queries. Whatever its
+source, a selected passage carries its agent grade and WOOD if the agent proposed it (and it was
+graded), and its official grade if it is a graded official positive; null otherwise, never 0.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from . import intermediate as im
+from .release_files import STRING
+from .shard_join import JoinedShard
+
 SOURCE_WOOD = "wood"
 SOURCE_FALLBACK = "official_fallback"
+NO_POSITIVE, BY_WOOD, BY_FALLBACK = 0, 1, 2
+SOURCE_NAMES = np.array([None, SOURCE_WOOD, SOURCE_FALLBACK], dtype=object)   # by NO_POSITIVE, BY_WOOD, ...
 
 
 def train_eligible(grade: np.ndarray, wood_valid: np.ndarray) -> np.ndarray:
@@ -72,3 +84,58 @@ def select_fallback(qpos: np.ndarray, passage_id: pa.Array, official_grade: pa.A
     q = table.column("q").to_numpy()
     first = first_per_group(q)
     return q[first], table.column("i").to_numpy()[first]
+
+
+@dataclass
+class SelectedPositives:
+    columns: dict[str, pa.Array]   # positive_id, positive_source, positive_agent_grade, positive_official_grade,
+    #                                positive_wood: one row per query of the shard list
+    counts: dict[str, int]         # selected_wood, selected_fallback, selected_none, fallback_with_*_grade
+
+
+def select_positives(shard: JoinedShard, eligible: np.ndarray) -> SelectedPositives:
+    """The selected training positive of every query of the shard; `eligible` per agent judgment."""
+    agent, official, positives = shard.agent, shard.official, shard.positives
+    eligible_rows = np.flatnonzero(eligible)
+    wood = pc.fill_null(agent.wood, 0.0).to_numpy(zero_copy_only=False)
+    grade = agent.grade_values
+    won_by_wood, winners = select_by_wood(agent.query[eligible_rows], wood[eligible_rows], grade[eligible_rows],
+                                          agent.rank[eligible_rows])
+    source = np.full(shard.n_queries, NO_POSITIVE, np.int8)
+    agent_row = np.full(shard.n_queries, -1, np.int64)       # selected by WOOD: its row in shard.agent
+    positive_row = np.full(shard.n_queries, -1, np.int64)    # by the fallback: its row in shard.positives
+    selected_pair = np.full(shard.n_queries, -1, np.int64)   # -1 matches no pair key
+    source[won_by_wood] = BY_WOOD
+    agent_row[won_by_wood] = eligible_rows[winners]
+    selected_pair[won_by_wood] = agent.pair[eligible_rows[winners]]
+
+    candidates = np.flatnonzero(source[positives.query] == NO_POSITIVE)
+    if len(candidates):
+        candidate_grade = im.take(official.grade, im.lookup(positives.pair[candidates], official.pair))
+        passage_ids = positives.rows.column("passage_id").combine_chunks().take(pa.array(candidates))
+        relevance = positives.rows.column("relevance").to_numpy()[candidates]
+        won_by_fallback, winners = select_fallback(positives.query[candidates], passage_ids, candidate_grade,
+                                                   relevance)
+        source[won_by_fallback] = BY_FALLBACK
+        positive_row[won_by_fallback] = candidates[winners]
+        selected_pair[won_by_fallback] = positives.pair[candidates[winners]]
+
+    as_agent = im.lookup(selected_pair, agent.pair)
+    agent_grade, agent_wood = im.take(agent.grade, as_agent), im.take(agent.wood, as_agent)
+    official_grade = im.take(official.grade, im.lookup(selected_pair, official.pair))
+    positive_id = pc.coalesce(im.take(agent.rows.column("passage_id"), agent_row),
+                              im.take(positives.rows.column("passage_id"), positive_row))
+    by_fallback = source == BY_FALLBACK
+    counts = {
+        "selected_wood": int((source == BY_WOOD).sum()),
+        "selected_fallback": int(by_fallback.sum()),
+        "selected_none": int((source == NO_POSITIVE).sum()),
+        "fallback_with_official_grade": int((by_fallback & pc.is_valid(official_grade).to_numpy(
+            zero_copy_only=False)).sum()),
+        "fallback_with_agent_grade": int((by_fallback & pc.is_valid(agent_grade).to_numpy(
+            zero_copy_only=False)).sum()),
+    }
+    return SelectedPositives(columns={
+        "positive_id": positive_id, "positive_source": pa.array(SOURCE_NAMES[source].tolist(), STRING),
+        "positive_agent_grade": agent_grade, "positive_official_grade": official_grade, "positive_wood": agent_wood,
+    }, counts=counts)

@@ -1,0 +1,190 @@
+"""One shard's stage files joined on (query, passage): every agent proposal with its grade row and
+its WOOD row, every official grade row with the official positive it grades.
+
+Reads and checks the agent, grades and (train) WOOD files (intermediate.py), then checks the rows
+against each other: exactly one `agent` grade row per proposal, one WOOD row per proposal, and one
+`official` grade row per official positive of the shard's queries, either for all of them
+(`official_rows="all"`, train) or for those the agent did not propose (`"not_proposed"`, dev).
+A pair is an int64 key: the query's position in the shard list times the number of distinct passage
+ids of the shard, plus the passage id's code in one dictionary shared by all the shard's tables.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..errors import InputError
+from . import intermediate as im
+from .release_files import FLOAT64
+
+
+@dataclass
+class ShardPaths:
+    """The stage files of one shard (irdata/shard_files.py's layout)."""
+    ids: str
+    agent: str
+    grades: str
+    answers: str | None = None   # train only
+    wood: str | None = None      # train only
+
+
+@dataclass
+class AgentJudgments:
+    """The shard's graded agent proposals (agent rows of `judgments`), in the agent file's order."""
+    rows: pa.Table         # the agent file's rows: query_id, passage_id, agent_rank, cited
+    query: np.ndarray      # position of the row's query in the shard list
+    pair: np.ndarray       # pair key (module doc)
+    grade: pa.Array        # int8, 0-3
+    wood: pa.Array         # float64; null when failed or not finite, and on dev (no WOOD file)
+    rank: np.ndarray       # agent_rank, int64
+
+    @property
+    def grade_values(self) -> np.ndarray:
+        return self.grade.to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+@dataclass
+class OfficialJudgments:
+    """The shard's graded `official` grade rows (official rows of `judgments`), in the grades file's order."""
+    rows: pa.Table         # the grade rows: query_id, passage_id, origin, grade, ...
+    query: np.ndarray
+    pair: np.ndarray
+    grade: pa.Array        # int8, 0-3
+
+    @property
+    def grade_values(self) -> np.ndarray:
+        return self.grade.to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+@dataclass
+class OfficialPositives:
+    """The official positives of the shard's queries (qrels relevance >= 1), graded or not."""
+    rows: pa.Table         # qrels rows: query_id, iteration, passage_id, relevance
+    query: np.ndarray
+    pair: np.ndarray
+
+
+@dataclass
+class JoinedShard:
+    query_ids: pa.Array              # the shard list
+    agent: AgentJudgments
+    official: OfficialJudgments
+    positives: OfficialPositives
+    proposed: np.ndarray             # per query of the shard list: has an agent proposal, graded or not
+    max_agent_rank: int
+    ungraded_proposals: int          # proposals whose grading call failed (not judgments)
+    wood_failed: int                 # graded proposals whose WOOD call failed
+    cited_proposals: int
+    grade_paths: dict[str, int]      # grade rows by grade_path
+    failures: list[dict] = field(default_factory=list)   # the grading failures, agent then official
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.query_ids)
+
+
+def _column(table: pa.Table, name: str) -> pa.Array:
+    column = table.column(name)
+    return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+
+
+def grading_failures(split: str, origin: str, pairs: pa.Table, grade: pa.Array, kind: pa.Array,
+                     message: pa.Array) -> list[dict]:
+    """One record per row of `pairs` whose grade is null (the grading call failed)."""
+    failed = pc.is_null(grade)
+    if not pc.any(failed).as_py():
+        return []
+    columns = [pairs.column("query_id"), pairs.column("passage_id"), kind, message]
+    query_ids, passage_ids, kinds, messages = (c.filter(failed).to_pylist() for c in columns)
+    return [{"split": split, "origin": origin, "query_id": q, "passage_id": p, "kind": k or "unknown",
+             "failure": m or "unknown"} for q, p, k, m in zip(query_ids, passage_ids, kinds, messages)]
+
+
+def join_shard(split: str, paths: ShardPaths, query_ids: pa.Array, positives: pa.Table,
+               official_rows: str) -> JoinedShard:
+    """Read, check and join one shard's files (module doc); `positives`: the shard's official positives."""
+    positive_query = im.query_positions("official qrels", positives, query_ids)
+    agent, agent_query = im.read_agent(paths.agent, query_ids)
+    grades, grade_query = im.read_grades(paths.grades, query_ids)
+    wood, wood_query = im.read_wood(paths.wood, query_ids) if paths.wood else (None, None)
+
+    tables = [agent, grades, positives] + ([wood] if wood is not None else [])
+    codes, n_codes = im.pair_codes(*(t.column("passage_id") for t in tables))
+    agent_pair, grade_pair, positive_pair = (q * n_codes + c for q, c in
+                                             zip((agent_query, grade_query, positive_query), codes[:3]))
+    im.check_unique(paths.agent, agent_pair, agent, ("query_id", "passage_id"))
+    is_agent = pc.equal(grades.column("origin"), "agent").to_numpy(zero_copy_only=False)
+    im.check_unique(paths.grades, grade_pair * 2 + ~is_agent, grades, ("query_id", "passage_id", "origin"))
+    agent_grades, official_grades = grades.filter(pa.array(is_agent)), grades.filter(pa.array(~is_agent))
+    agent_grade_pair, official_grade_pair = grade_pair[is_agent], grade_pair[~is_agent]
+    im.check_same_pairs(paths.grades, "origin", agent_grade_pair, agent_grades, agent_pair, agent,
+                        "an origin=agent grade row", f"an agent proposal of {paths.agent}")
+    if official_rows == "all":
+        graded_positive = np.ones(len(positive_pair), bool)
+        what = f"an official positive of the {split} qrels"
+    else:
+        graded_positive = ~im.isin(positive_pair, agent_pair)
+        what = f"an official positive of the {split} qrels that the agent did not propose"
+    im.check_same_pairs(paths.grades, "origin", official_grade_pair, official_grades, positive_pair[graded_positive],
+                        positives.filter(pa.array(graded_positive)), "an origin=official grade row", what)
+
+    grade_row = im.lookup(agent_pair, agent_grade_pair)
+    agent_grade = im.take(agent_grades.column("grade"), grade_row)
+    failures = grading_failures(split, "agent", agent, agent_grade, im.take(agent_grades.column("failure_kind"),
+                                                                            grade_row),
+                                im.take(agent_grades.column("failure"), grade_row))
+    failures += grading_failures(split, "official", official_grades, official_grades.column("grade"),
+                                 official_grades.column("failure_kind"), official_grades.column("failure"))
+    grade_paths = {entry["values"]: entry["counts"]
+                   for entry in pc.value_counts(grades.column("grade_path").drop_null()).to_pylist()}
+
+    if wood is not None:
+        wood_pair = wood_query * n_codes + codes[3]
+        im.check_unique(paths.wood, wood_pair, wood, ("query_id", "passage_id"))
+        im.check_same_pairs(paths.wood, "passage_id", wood_pair, wood, agent_pair, agent, "a WOOD row",
+                            f"an agent proposal of {paths.agent}")
+        wood_row = im.lookup(agent_pair, wood_pair)
+        agent_wood = im.take(wood.column("wood"), wood_row)
+        wood_failed = pc.is_valid(im.take(wood.column("failure_kind"), wood_row)).to_numpy(zero_copy_only=False)
+    else:
+        agent_wood = pa.nulls(len(agent_pair), FLOAT64)
+        wood_failed = np.zeros(len(agent_pair), bool)
+
+    rank = agent.column("agent_rank").to_numpy()
+    proposed = np.zeros(len(query_ids), bool)
+    proposed[agent_query] = True
+    # judgments: the graded rows only
+    graded = pc.is_valid(agent_grade).to_numpy(zero_copy_only=False)
+    graded_mask = pa.array(graded)
+    official_graded = pc.is_valid(official_grades.column("grade")).to_numpy(zero_copy_only=False)
+    official_judged = official_grades.filter(pa.array(official_graded))
+    return JoinedShard(
+        query_ids=query_ids,
+        agent=AgentJudgments(rows=agent.filter(graded_mask), query=agent_query[graded], pair=agent_pair[graded],
+                             grade=agent_grade.filter(graded_mask), wood=agent_wood.filter(graded_mask),
+                             rank=rank[graded].astype(np.int64)),
+        official=OfficialJudgments(rows=official_judged, query=grade_query[~is_agent][official_graded],
+                                   pair=official_grade_pair[official_graded],
+                                   grade=_column(official_judged, "grade")),
+        positives=OfficialPositives(rows=positives, query=positive_query, pair=positive_pair),
+        proposed=proposed, max_agent_rank=int(rank.max(initial=0)), ungraded_proposals=int((~graded).sum()),
+        wood_failed=int(wood_failed[graded].sum()), cited_proposals=int(pc.sum(agent.column("cited")).as_py() or 0),
+        grade_paths=grade_paths, failures=failures)
+
+
+def shard_answers(paths: ShardPaths, query_ids: pa.Array, proposed: np.ndarray) -> tuple[pa.Table, np.ndarray]:
+    """The shard's generated answers in shard-list order (only queries with proposals may have one),
+    and per query whether it has one."""
+    answers, query = im.read_answers(paths.answers, query_ids)
+    unproposed = ~proposed[query]
+    if unproposed.any():
+        row = int(np.flatnonzero(unproposed)[0])
+        raise InputError(paths.answers, f"answer for query {answers.column('query_id')[row].as_py()!r} (row "
+                         f"{row}), which has no agent proposal in {paths.agent}", field="query_id")
+    has_answer = np.zeros(len(query_ids), bool)
+    has_answer[query] = True
+    return answers.take(pa.array(np.argsort(query, kind="stable"))), has_answer
