@@ -138,6 +138,28 @@ def test_shard_count_changes_order_only(tmp_path):
         assert ta.sort_by(key).equals(tb.sort_by(key))
 
 
+def test_select_by_wood_matches_the_rule_on_random_ties():
+    """The columnar selection against the rule written plainly: highest WOOD, then grade, then smaller rank."""
+    import numpy as np
+
+    from irdata.doubting.select import select_by_wood
+
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        n = int(rng.integers(0, 200))
+        qpos = rng.integers(0, 20, n)
+        wood = rng.choice([0.1, 0.5, 0.9, 0.0, -0.0], n)     # many ties, and 0.0 == -0.0
+        grade = rng.integers(2, 4, n).astype(np.int8)
+        rank = rng.permutation(n) + 1
+        queries, rows = select_by_wood(qpos, wood, grade, rank)
+        expected = {}
+        for i in range(n):
+            best = expected.get(qpos[i])
+            if best is None or (wood[i], grade[i], -rank[i]) > (wood[best], grade[best], -rank[best]):
+                expected[qpos[i]] = i
+        assert queries.tolist() == sorted(expected) and rows.tolist() == [expected[q] for q in sorted(expected)]
+
+
 # -- validation of the intermediate formats ----------------------------------------------------
 
 def _edit(path, fn):

@@ -55,13 +55,18 @@ def select_by_wood(qpos: np.ndarray, wood: np.ndarray, grade: np.ndarray,
                    rank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Among eligible rows (all rows passed in are eligible), the winner per query.
 
-    Returns (queries, row indices into the passed arrays), queries ascending.
+    Returns (queries, row indices into the passed arrays), queries ascending. The ties (equal WOOD,
+    rare) are sorted among the rows with their query's highest WOOD only, not among all rows.
     """
     if len(qpos) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    order = np.lexsort((rank, -grade.astype(np.int64), -wood, qpos))
-    first = first_per_group(qpos[order])
-    rows = order[first]
+    by_query = np.argsort(qpos, kind="stable")
+    sorted_wood = wood[by_query]
+    starts = np.flatnonzero(first_per_group(qpos[by_query]))
+    query_best = np.maximum.reduceat(sorted_wood, starts)
+    best = by_query[sorted_wood == np.repeat(query_best, np.diff(np.r_[starts, len(by_query)]))]
+    order = best[np.lexsort((rank[best], -grade[best].astype(np.int64), qpos[best]))]
+    rows = order[first_per_group(qpos[order])]
     return qpos[rows], rows
 
 
