@@ -138,6 +138,24 @@ def test_shard_count_changes_order_only(tmp_path):
         assert ta.sort_by(key).equals(tb.sort_by(key))
 
 
+def test_row_order_of_the_stage_files_does_not_matter(tmp_path):
+    kw = edge_cases(tmp_path / "w", 2, 2)
+    a = assemble(tmp_path / "a", **kw)
+    w = Work(tmp_path / "w")
+    for stage, split, shard in [(st, "train", i) for st in ("agent", "grades", "wood", "answers") for i in (0, 1)] + [
+            (st, "dev", i) for st in ("agent", "grades") for i in (0, 1)]:
+        _edit(w.path(stage, split, shard), lambda t: t.take(pa.array(list(range(t.num_rows))[::-1], pa.int64())))
+    b = assemble(tmp_path / "b", **kw)
+    for rel in assembled_files():
+        if rel != "stats.json":
+            assert (tmp_path / "a" / rel).read_bytes() == (tmp_path / "b" / rel).read_bytes(), rel
+    # the grading failures are listed in file order
+    for stats in (a, b):
+        for split in stats["splits"].values():
+            split["grading_failures"].sort(key=lambda f: (f["origin"], f["query_id"], f["passage_id"]))
+    assert a == b
+
+
 def test_select_by_wood_matches_the_rule_on_random_ties():
     """The columnar selection against the rule written plainly: highest WOOD, then grade, then smaller rank."""
     import numpy as np

@@ -38,7 +38,6 @@ import pyarrow.parquet as pq
 from ..atomic import atomic_path, write_lines_atomic, write_text_atomic
 from ..shard_files import SPLIT_FILES, shard_file
 from ..shards import read_id_list
-from . import intermediate as im
 from .judgments import ShardJudgments, qrels_rows, shard_judgments
 from .query_stats import SplitStats, grade_counts, per_query
 from .release_files import (
@@ -153,7 +152,7 @@ def _assemble_shard(split: SplitInputs, paths: ShardPaths, query_ids: pa.Array, 
     out.stats.counts.update(
         queries_with_proposals=int(shard.proposed.sum()), proposals_ungraded=shard.ungraded_proposals,
         cited_proposals=shard.cited_proposals, agent_pairs=agent.rows.num_rows, official_rows=official.rows.num_rows,
-        official_also_proposed=int(im.isin(official.pair, agent.pair).sum()))
+        official_also_proposed=int(agent.pairs.contains(official.pairs.keys).sum()))
     out.stats.agent_grades += grade_counts(agent.grade_values)
     out.stats.official_grades += grade_counts(official.grade_values)
     eligible = None

@@ -96,38 +96,52 @@ def _row_values(table: pa.Table, row: int, columns) -> str:
     return ", ".join(f"{c} {table.column(c)[row].as_py()!r}" for c in columns)
 
 
-def check_unique(path, keys: np.ndarray, table: pa.Table, columns: tuple[str, ...]) -> None:
-    """`keys` (one int64 per row of `table`) must be unique; else name the first repeated row."""
-    if len(keys) < 2:
-        return
-    order = np.argsort(keys, kind="stable")
-    sk = keys[order]
-    dup = np.flatnonzero(sk[1:] == sk[:-1])
-    if len(dup):
-        rows = np.sort(order[np.flatnonzero(sk == sk[dup[0]])])
-        raise InputError(path, f"({_row_values(table, int(rows[1]), columns)}) in row {int(rows[1])} repeats row "
-                         f"{int(rows[0])} ({len(dup)} repeat(s)); ({', '.join(columns)}) must be unique",
-                         field=columns[-1])
+class SortedKeys:
+    """The int64 keys of a table's rows (one per row, e.g. pair keys), sorted once for every uniqueness
+    check, membership test and lookup that follows."""
 
+    def __init__(self, keys: np.ndarray, order: np.ndarray | None = None):
+        self.keys = keys
+        self.order = np.argsort(keys) if order is None else order   # rows in key order
+        self.sorted = keys[self.order]
 
-def lookup(keys: np.ndarray, value_keys: np.ndarray) -> np.ndarray:
-    """Index into value_keys of every key (value_keys unique), -1 where absent."""
-    if len(value_keys) == 0:
-        return np.full(len(keys), -1, np.int64)
-    order = np.argsort(value_keys, kind="stable")
-    sv = value_keys[order]
-    pos = np.minimum(np.searchsorted(sv, keys), len(sv) - 1)
-    found = sv[pos] == keys
-    return np.where(found, order[pos], -1)
+    def __len__(self) -> int:
+        return len(self.keys)
 
+    def subset(self, mask: np.ndarray) -> SortedKeys:
+        """The keys of the rows where `mask`, renumbered 0..; sorted without sorting again."""
+        kept_in_order = self.order[mask[self.order]]
+        new_row = np.cumsum(mask) - 1
+        return SortedKeys(self.keys[mask], new_row[kept_in_order])
 
-def isin(keys: np.ndarray, value_keys: np.ndarray) -> np.ndarray:
-    """np.isin by sorting and binary search (faster here than numpy's hash-based default)."""
-    if len(value_keys) == 0 or len(keys) == 0:
-        return np.zeros(len(keys), bool)
-    sv = np.sort(value_keys)
-    pos = np.minimum(np.searchsorted(sv, keys), len(sv) - 1)
-    return sv[pos] == keys
+    def check_unique(self, path, table: pa.Table, columns: tuple[str, ...]) -> None:
+        """Every key must be unique; else name the first repeated row of `table`."""
+        repeats = np.flatnonzero(self.sorted[1:] == self.sorted[:-1])
+        if len(repeats):
+            rows = np.sort(self.order[self.sorted == self.sorted[repeats[0]]])
+            raise InputError(path, f"({_row_values(table, int(rows[1]), columns)}) in row {int(rows[1])} repeats "
+                             f"row {int(rows[0])} ({len(repeats)} repeat(s)); ({', '.join(columns)}) must be unique",
+                             field=columns[-1])
+
+    def contains(self, keys: np.ndarray) -> np.ndarray:
+        """Per key: whether it is one of these keys."""
+        return self.rows_of(keys) >= 0
+
+    def rows_of(self, keys: np.ndarray) -> np.ndarray:
+        """Per key: the row holding it (keys unique), -1 where none does."""
+        if len(self.sorted) == 0:
+            return np.full(len(keys), -1, np.int64)
+        pos = np.minimum(np.searchsorted(self.sorted, keys), len(self.sorted) - 1)
+        return np.where(self.sorted[pos] == keys, self.order[pos], -1)
+
+    def same_set(self, other: SortedKeys) -> bool:
+        return len(self) == len(other) and np.array_equal(self.sorted, other.sorted)
+
+    def rows_matching(self, other: SortedKeys) -> np.ndarray:
+        """Per row of `other`, the row of self with the same key; both unique and `same_set`."""
+        rows = np.empty(len(other), np.int64)
+        rows[other.order] = self.order
+        return rows
 
 
 def take(values, idx: np.ndarray) -> pa.Array:
@@ -138,19 +152,20 @@ def take(values, idx: np.ndarray) -> pa.Array:
     return pc.take(values, pa.array(np.maximum(idx, 0), pa.int64(), mask=idx < 0))
 
 
-def check_same_pairs(path, field: str, got: np.ndarray, got_table: pa.Table, expected: np.ndarray,
+def check_same_pairs(path, field: str, got: SortedKeys, got_table: pa.Table, expected: SortedKeys,
                      expected_table: pa.Table, got_what: str, expected_what: str) -> None:
-    """The set of pair keys `got` (rows of `got_table`, read from `path`) must equal `expected`."""
-    extra = ~isin(got, expected)
+    """The pair keys `got` (rows of `got_table`, read from `path`) must be those of `expected`; both unique."""
+    if got.same_set(expected):
+        return
+    extra = ~expected.contains(got.keys)
     if extra.any():
         row = int(np.flatnonzero(extra)[0])
         raise InputError(path, f"row {row} ({_row_values(got_table, row, ('query_id', 'passage_id'))}) is "
                          f"{got_what} but not {expected_what} ({int(extra.sum())} such row(s))", field=field)
-    missing = ~isin(expected, got)
-    if missing.any():
-        i = int(np.flatnonzero(missing)[0])
-        raise InputError(path, f"no row for ({_row_values(expected_table, i, ('query_id', 'passage_id'))}), which "
-                         f"is {expected_what} ({int(missing.sum())} such pair(s) missing)", field=field)
+    missing = ~got.contains(expected.keys)
+    i = int(np.flatnonzero(missing)[0])
+    raise InputError(path, f"no row for ({_row_values(expected_table, i, ('query_id', 'passage_id'))}), which "
+                     f"is {expected_what} ({int(missing.sum())} such pair(s) missing)", field=field)
 
 
 def read_agent(path, shard_ids: pa.Array) -> tuple[pa.Table, np.ndarray]:
@@ -161,7 +176,7 @@ def read_agent(path, shard_ids: pa.Array) -> tuple[pa.Table, np.ndarray]:
     if len(rank) and rank.min() < 1:
         row = _first(rank < 1)
         raise InputError(path, f"agent_rank {int(rank[row])} in row {row}; ranks are 1-based", field="agent_rank")
-    check_unique(path, qpos * (int(rank.max(initial=0)) + 1) + rank, table, ("query_id", "agent_rank"))
+    SortedKeys(qpos * (int(rank.max(initial=0)) + 1) + rank).check_unique(path, table, ("query_id", "agent_rank"))
     return table, qpos
 
 
@@ -186,7 +201,7 @@ def read_grades(path, shard_ids: pa.Array) -> tuple[pa.Table, np.ndarray]:
 def read_answers(path, shard_ids: pa.Array) -> tuple[pa.Table, np.ndarray]:
     table = read_checked(path, STAGE_SCHEMAS["answers"])
     qpos = query_positions(path, table, shard_ids)
-    check_unique(path, qpos, table, ("query_id",))
+    SortedKeys(qpos).check_unique(path, table, ("query_id",))
     return table, qpos
 
 

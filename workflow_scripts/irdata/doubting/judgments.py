@@ -14,7 +14,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import intermediate as im
 from .release_files import BOOL, FLOAT64, INT32, STRING
 from .shard_join import JoinedShard
 
@@ -41,6 +40,7 @@ def shard_judgments(shard: JoinedShard, grading: str, eligible: np.ndarray | Non
     """Agent then official judgment rows; `eligible` per agent row (train), None where not defined (dev)."""
     agent, official = shard.agent, shard.official
     n_agent, n_official = agent.rows.num_rows, official.rows.num_rows
+    official_positive = shard.positives.pairs.contains(agent.pairs.keys)
     agent_eligible = pa.nulls(n_agent, BOOL) if eligible is None else pa.array(eligible, BOOL)
     table = pa.table({
         "query_id": pa.concat_arrays([_column(agent.rows, "query_id"), _column(official.rows, "query_id")]),
@@ -51,8 +51,7 @@ def shard_judgments(shard: JoinedShard, grading: str, eligible: np.ndarray | Non
         "agent_rank": pa.concat_arrays([_column(agent.rows, "agent_rank"), pa.nulls(n_official, INT32)]),
         "wood": pa.concat_arrays([agent.wood, pa.nulls(n_official, FLOAT64)]),
         "train_eligible": pa.concat_arrays([agent_eligible, pa.nulls(n_official, BOOL)]),
-        "official_positive": pa.array(np.r_[im.isin(agent.pair, shard.positives.pair), np.ones(n_official, bool)],
-                                      BOOL),
+        "official_positive": pa.array(np.r_[official_positive, np.ones(n_official, bool)], BOOL),
     })
     # official rows: their place in passage_id order, the last sort key
     passage_order = np.empty(n_official, np.int64)

@@ -112,22 +112,22 @@ def select_positives(shard: JoinedShard, eligible: np.ndarray) -> SelectedPositi
     selected_pair = np.full(shard.n_queries, -1, np.int64)   # -1 matches no pair key
     source[won_by_wood] = BY_WOOD
     agent_row[won_by_wood] = eligible_rows[winners]
-    selected_pair[won_by_wood] = agent.pair[eligible_rows[winners]]
+    selected_pair[won_by_wood] = agent.pairs.keys[eligible_rows[winners]]
 
     candidates = np.flatnonzero(source[positives.query] == NO_POSITIVE)
     if len(candidates):
-        candidate_grade = im.take(official.grade, im.lookup(positives.pair[candidates], official.pair))
+        candidate_grade = im.take(official.grade, official.pairs.rows_of(positives.pairs.keys[candidates]))
         passage_ids = positives.rows.column("passage_id").combine_chunks().take(pa.array(candidates))
         relevance = positives.rows.column("relevance").to_numpy()[candidates]
         won_by_fallback, winners = select_fallback(positives.query[candidates], passage_ids, candidate_grade,
                                                    relevance)
         source[won_by_fallback] = BY_FALLBACK
         positive_row[won_by_fallback] = candidates[winners]
-        selected_pair[won_by_fallback] = positives.pair[candidates[winners]]
+        selected_pair[won_by_fallback] = positives.pairs.keys[candidates[winners]]
 
-    as_agent = im.lookup(selected_pair, agent.pair)
+    as_agent = agent.pairs.rows_of(selected_pair)
     agent_grade, agent_wood = im.take(agent.grade, as_agent), im.take(agent.wood, as_agent)
-    official_grade = im.take(official.grade, im.lookup(selected_pair, official.pair))
+    official_grade = im.take(official.grade, official.pairs.rows_of(selected_pair))
     positive_id = pc.coalesce(im.take(agent.rows.column("passage_id"), agent_row),
                               im.take(positives.rows.column("passage_id"), positive_row))
     by_fallback = source == BY_FALLBACK

@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 
 from ..errors import InputError
 from . import intermediate as im
+from .intermediate import SortedKeys
 from .release_files import FLOAT64
 
 
@@ -37,7 +38,7 @@ class AgentJudgments:
     """The shard's graded agent proposals (agent rows of `judgments`), in the agent file's order."""
     rows: pa.Table         # the agent file's rows: query_id, passage_id, agent_rank, cited
     query: np.ndarray      # position of the row's query in the shard list
-    pair: np.ndarray       # pair key (module doc)
+    pairs: SortedKeys      # pair keys (module doc)
     grade: pa.Array        # int8, 0-3
     wood: pa.Array         # float64; null when failed or not finite, and on dev (no WOOD file)
     rank: np.ndarray       # agent_rank, int64
@@ -52,7 +53,7 @@ class OfficialJudgments:
     """The shard's graded `official` grade rows (official rows of `judgments`), in the grades file's order."""
     rows: pa.Table         # the grade rows: query_id, passage_id, origin, grade, ...
     query: np.ndarray
-    pair: np.ndarray
+    pairs: SortedKeys
     grade: pa.Array        # int8, 0-3
 
     @property
@@ -65,7 +66,7 @@ class OfficialPositives:
     """The official positives of the shard's queries (qrels relevance >= 1), graded or not."""
     rows: pa.Table         # qrels rows: query_id, iteration, passage_id, relevance
     query: np.ndarray
-    pair: np.ndarray
+    pairs: SortedKeys
 
 
 @dataclass
@@ -114,45 +115,46 @@ def join_shard(split: str, paths: ShardPaths, query_ids: pa.Array, positives: pa
 
     tables = [agent, grades, positives] + ([wood] if wood is not None else [])
     codes, n_codes = im.pair_codes(*(t.column("passage_id") for t in tables))
-    agent_pair, grade_pair, positive_pair = (q * n_codes + c for q, c in
-                                             zip((agent_query, grade_query, positive_query), codes[:3]))
-    im.check_unique(paths.agent, agent_pair, agent, ("query_id", "passage_id"))
+    agent_pairs = SortedKeys(agent_query * n_codes + codes[0])
+    agent_pairs.check_unique(paths.agent, agent, ("query_id", "passage_id"))
+    grade_pair = grade_query * n_codes + codes[1]
     is_agent = pc.equal(grades.column("origin"), "agent").to_numpy(zero_copy_only=False)
-    im.check_unique(paths.grades, grade_pair * 2 + ~is_agent, grades, ("query_id", "passage_id", "origin"))
+    SortedKeys(grade_pair * 2 + ~is_agent).check_unique(paths.grades, grades, ("query_id", "passage_id", "origin"))
     agent_grades, official_grades = grades.filter(pa.array(is_agent)), grades.filter(pa.array(~is_agent))
-    agent_grade_pair, official_grade_pair = grade_pair[is_agent], grade_pair[~is_agent]
-    im.check_same_pairs(paths.grades, "origin", agent_grade_pair, agent_grades, agent_pair, agent,
+    agent_grade_pairs, official_grade_pairs = SortedKeys(grade_pair[is_agent]), SortedKeys(grade_pair[~is_agent])
+    im.check_same_pairs(paths.grades, "origin", agent_grade_pairs, agent_grades, agent_pairs, agent,
                         "an origin=agent grade row", f"an agent proposal of {paths.agent}")
+    positive_pairs = SortedKeys(positive_query * n_codes + codes[2])
     if official_rows == "all":
-        graded_positive = np.ones(len(positive_pair), bool)
+        graded_positive = np.ones(len(positive_pairs), bool)
         what = f"an official positive of the {split} qrels"
     else:
-        graded_positive = ~im.isin(positive_pair, agent_pair)
+        graded_positive = ~agent_pairs.contains(positive_pairs.keys)
         what = f"an official positive of the {split} qrels that the agent did not propose"
-    im.check_same_pairs(paths.grades, "origin", official_grade_pair, official_grades, positive_pair[graded_positive],
-                        positives.filter(pa.array(graded_positive)), "an origin=official grade row", what)
+    im.check_same_pairs(paths.grades, "origin", official_grade_pairs, official_grades,
+                        positive_pairs.subset(graded_positive), positives.filter(pa.array(graded_positive)),
+                        "an origin=official grade row", what)
 
-    grade_row = im.lookup(agent_pair, agent_grade_pair)
-    agent_grade = im.take(agent_grades.column("grade"), grade_row)
-    failures = grading_failures(split, "agent", agent, agent_grade, im.take(agent_grades.column("failure_kind"),
-                                                                            grade_row),
-                                im.take(agent_grades.column("failure"), grade_row))
+    grade_row = agent_grade_pairs.rows_matching(agent_pairs)
+    agent_grade = agent_grades.column("grade").take(grade_row).combine_chunks()
+    failures = grading_failures(split, "agent", agent, agent_grade, agent_grades.column("failure_kind").take(grade_row),
+                                agent_grades.column("failure").take(grade_row))
     failures += grading_failures(split, "official", official_grades, official_grades.column("grade"),
                                  official_grades.column("failure_kind"), official_grades.column("failure"))
     grade_paths = {entry["values"]: entry["counts"]
                    for entry in pc.value_counts(grades.column("grade_path").drop_null()).to_pylist()}
 
     if wood is not None:
-        wood_pair = wood_query * n_codes + codes[3]
-        im.check_unique(paths.wood, wood_pair, wood, ("query_id", "passage_id"))
-        im.check_same_pairs(paths.wood, "passage_id", wood_pair, wood, agent_pair, agent, "a WOOD row",
+        wood_pairs = SortedKeys(wood_query * n_codes + codes[3])
+        wood_pairs.check_unique(paths.wood, wood, ("query_id", "passage_id"))
+        im.check_same_pairs(paths.wood, "passage_id", wood_pairs, wood, agent_pairs, agent, "a WOOD row",
                             f"an agent proposal of {paths.agent}")
-        wood_row = im.lookup(agent_pair, wood_pair)
-        agent_wood = im.take(wood.column("wood"), wood_row)
-        wood_failed = pc.is_valid(im.take(wood.column("failure_kind"), wood_row)).to_numpy(zero_copy_only=False)
+        wood_row = wood_pairs.rows_matching(agent_pairs)
+        agent_wood = wood.column("wood").take(wood_row).combine_chunks()
+        wood_failed = pc.is_valid(wood.column("failure_kind").take(wood_row)).to_numpy(zero_copy_only=False)
     else:
-        agent_wood = pa.nulls(len(agent_pair), FLOAT64)
-        wood_failed = np.zeros(len(agent_pair), bool)
+        agent_wood = pa.nulls(len(agent_pairs), FLOAT64)
+        wood_failed = np.zeros(len(agent_pairs), bool)
 
     rank = agent.column("agent_rank").to_numpy()
     proposed = np.zeros(len(query_ids), bool)
@@ -164,13 +166,13 @@ def join_shard(split: str, paths: ShardPaths, query_ids: pa.Array, positives: pa
     official_judged = official_grades.filter(pa.array(official_graded))
     return JoinedShard(
         query_ids=query_ids,
-        agent=AgentJudgments(rows=agent.filter(graded_mask), query=agent_query[graded], pair=agent_pair[graded],
-                             grade=agent_grade.filter(graded_mask), wood=agent_wood.filter(graded_mask),
-                             rank=rank[graded].astype(np.int64)),
+        agent=AgentJudgments(rows=agent.filter(graded_mask), query=agent_query[graded],
+                             pairs=agent_pairs.subset(graded), grade=agent_grade.filter(graded_mask),
+                             wood=agent_wood.filter(graded_mask), rank=rank[graded].astype(np.int64)),
         official=OfficialJudgments(rows=official_judged, query=grade_query[~is_agent][official_graded],
-                                   pair=official_grade_pair[official_graded],
+                                   pairs=official_grade_pairs.subset(official_graded),
                                    grade=_column(official_judged, "grade")),
-        positives=OfficialPositives(rows=positives, query=positive_query, pair=positive_pair),
+        positives=OfficialPositives(rows=positives, query=positive_query, pairs=positive_pairs),
         proposed=proposed, max_agent_rank=int(rank.max(initial=0)), ungraded_proposals=int((~graded).sum()),
         wood_failed=int(wood_failed[graded].sum()), cited_proposals=int(pc.sum(agent.column("cited")).as_py() or 0),
         grade_paths=grade_paths, failures=failures)
