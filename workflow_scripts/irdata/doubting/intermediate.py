@@ -99,38 +99,43 @@ def _row_values(table: pa.Table, row: int, columns) -> str:
 
 
 class SortedKeys:
-    """The int64 keys of a table's rows (one per row, e.g. pair keys), sorted once for every uniqueness
-    check, membership test and lookup that follows."""
+    """The int64 keys of a table's rows (e.g. pair keys), sorted once for every uniqueness check,
+    membership test and lookup that follows. An index is a position in `keys`; `rows` gives the row of
+    the file's table each key belongs to (a subset's keys keep their rows)."""
 
-    def __init__(self, keys: np.ndarray, order: np.ndarray | None = None):
+    def __init__(self, keys: np.ndarray, order: np.ndarray | None = None, rows: np.ndarray | None = None):
         self.keys = keys
-        self.order = np.argsort(keys) if order is None else order   # rows in key order
+        self.order = np.argsort(keys) if order is None else order   # indices in key order
         self.sorted = keys[self.order]
+        self.rows = rows   # None: index i is row i
 
     def __len__(self) -> int:
         return len(self.keys)
 
+    def table_rows(self, index: np.ndarray) -> np.ndarray:
+        return index if self.rows is None else self.rows[index]
+
     def subset(self, mask: np.ndarray) -> SortedKeys:
-        """The keys of the rows where `mask`, renumbered 0..; sorted without sorting again."""
+        """The keys where `mask`, indexed 0.. and sorted without sorting again."""
         kept_in_order = self.order[mask[self.order]]
-        new_row = np.cumsum(mask) - 1
-        return SortedKeys(self.keys[mask], new_row[kept_in_order])
+        new_index = np.cumsum(mask) - 1
+        return SortedKeys(self.keys[mask], new_index[kept_in_order], self.table_rows(np.flatnonzero(mask)))
 
     def check_unique(self, path, table: pa.Table, columns: tuple[str, ...]) -> None:
         """Every key must be unique; else name the first repeated row of `table`."""
         repeats = np.flatnonzero(self.sorted[1:] == self.sorted[:-1])
         if len(repeats):
-            rows = np.sort(self.order[self.sorted == self.sorted[repeats[0]]])
+            rows = np.sort(self.table_rows(self.order[self.sorted == self.sorted[repeats[0]]]))
             raise InputError(path, f"({_row_values(table, int(rows[1]), columns)}) in row {int(rows[1])} repeats "
                              f"row {int(rows[0])} ({len(repeats)} repeat(s)); ({', '.join(columns)}) must be unique",
                              field=columns[-1])
 
     def contains(self, keys: np.ndarray) -> np.ndarray:
         """Per key: whether it is one of these keys."""
-        return self.rows_of(keys) >= 0
+        return self.index_of(keys) >= 0
 
-    def rows_of(self, keys: np.ndarray) -> np.ndarray:
-        """Per key: the row holding it (keys unique), -1 where none does."""
+    def index_of(self, keys: np.ndarray) -> np.ndarray:
+        """Per key: its index here (keys unique), -1 where absent."""
         if len(self.sorted) == 0:
             return np.full(len(keys), -1, np.int64)
         pos = np.minimum(np.searchsorted(self.sorted, keys), len(self.sorted) - 1)
@@ -139,11 +144,11 @@ class SortedKeys:
     def same_set(self, other: SortedKeys) -> bool:
         return len(self) == len(other) and np.array_equal(self.sorted, other.sorted)
 
-    def rows_matching(self, other: SortedKeys) -> np.ndarray:
-        """Per row of `other`, the row of self with the same key; both unique and `same_set`."""
-        rows = np.empty(len(other), np.int64)
-        rows[other.order] = self.order
-        return rows
+    def matching(self, other: SortedKeys) -> np.ndarray:
+        """Per key of `other`, the index here of the same key; both unique and `same_set`."""
+        index = np.empty(len(other), np.int64)
+        index[other.order] = self.order
+        return index
 
 
 def take(values, idx: np.ndarray) -> pa.Array:
@@ -156,17 +161,18 @@ def take(values, idx: np.ndarray) -> pa.Array:
 
 def check_same_pairs(path, field: str, got: SortedKeys, got_table: pa.Table, expected: SortedKeys,
                      expected_table: pa.Table, got_what: str, expected_what: str) -> None:
-    """The pair keys `got` (rows of `got_table`, read from `path`) must be those of `expected`; both unique."""
+    """The pair keys `got` (of rows of `got_table`, read from `path`) must be those of `expected` (of rows
+    of `expected_table`); both unique."""
     if got.same_set(expected):
         return
     extra = ~expected.contains(got.keys)
     if extra.any():
-        row = int(np.flatnonzero(extra)[0])
+        row = int(got.table_rows(np.flatnonzero(extra)[:1])[0])
         raise InputError(path, f"row {row} ({_row_values(got_table, row, ('query_id', 'passage_id'))}) is "
                          f"{got_what} but not {expected_what} ({int(extra.sum())} such row(s))", field=field)
     missing = ~got.contains(expected.keys)
-    i = int(np.flatnonzero(missing)[0])
-    raise InputError(path, f"no row for ({_row_values(expected_table, i, ('query_id', 'passage_id'))}), which "
+    row = int(expected.table_rows(np.flatnonzero(missing)[:1])[0])
+    raise InputError(path, f"no row for ({_row_values(expected_table, row, ('query_id', 'passage_id'))}), which "
                      f"is {expected_what} ({int(missing.sum())} such pair(s) missing)", field=field)
 
 

@@ -116,7 +116,7 @@ def select_positives(shard: JoinedShard, eligible: np.ndarray) -> SelectedPositi
 
     candidates = np.flatnonzero(source[positives.query] == NO_POSITIVE)
     if len(candidates):
-        candidate_grade = im.take(official.grade, official.pairs.rows_of(positives.pairs.keys[candidates]))
+        candidate_grade = im.take(official.grade, official.pairs.index_of(positives.pairs.keys[candidates]))
         passage_ids = positives.rows.column("passage_id").combine_chunks().take(pa.array(candidates))
         relevance = positives.rows.column("relevance").to_numpy()[candidates]
         won_by_fallback, winners = select_fallback(positives.query[candidates], passage_ids, candidate_grade,
@@ -125,9 +125,9 @@ def select_positives(shard: JoinedShard, eligible: np.ndarray) -> SelectedPositi
         positive_row[won_by_fallback] = candidates[winners]
         selected_pair[won_by_fallback] = positives.pairs.keys[candidates[winners]]
 
-    as_agent = agent.pairs.rows_of(selected_pair)
+    as_agent = agent.pairs.index_of(selected_pair)
     agent_grade, agent_wood = im.take(agent.grade, as_agent), im.take(agent.wood, as_agent)
-    official_grade = im.take(official.grade, official.pairs.rows_of(selected_pair))
+    official_grade = im.take(official.grade, official.pairs.index_of(selected_pair))
     positive_id = pc.coalesce(im.take(agent.rows.column("passage_id"), agent_row),
                               im.take(positives.rows.column("passage_id"), positive_row))
     by_fallback = source == BY_FALLBACK

@@ -12,6 +12,7 @@ ids of the shard, plus the passage id's code in one dictionary shared by all the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pyarrow as pa
@@ -38,12 +39,12 @@ class AgentJudgments:
     """The shard's graded agent proposals (agent rows of `judgments`), in the agent file's order."""
     rows: pa.Table         # the agent file's rows: query_id, passage_id, agent_rank, cited
     query: np.ndarray      # position of the row's query in the shard list
-    pairs: SortedKeys      # pair keys (module doc)
+    pairs: SortedKeys      # pair keys (module doc); pairs.rows: the rows in the agent file
     grade: pa.Array        # int8, 0-3
     wood: pa.Array         # float64; null when failed or not finite, and on dev (no WOOD file)
     rank: np.ndarray       # agent_rank, int64
 
-    @property
+    @cached_property
     def grade_values(self) -> np.ndarray:
         return self.grade.to_numpy(zero_copy_only=False).astype(np.int64)
 
@@ -53,10 +54,10 @@ class OfficialJudgments:
     """The shard's graded `official` grade rows (official rows of `judgments`), in the grades file's order."""
     rows: pa.Table         # the grade rows: query_id, passage_id, origin, grade, ...
     query: np.ndarray
-    pairs: SortedKeys
+    pairs: SortedKeys      # pairs.rows: the rows in the grades file
     grade: pa.Array        # int8, 0-3
 
-    @property
+    @cached_property
     def grade_values(self) -> np.ndarray:
         return self.grade.to_numpy(zero_copy_only=False).astype(np.int64)
 
@@ -66,7 +67,7 @@ class OfficialPositives:
     """The official positives of the shard's queries (qrels relevance >= 1), graded or not."""
     rows: pa.Table         # qrels rows: query_id, iteration, passage_id, relevance
     query: np.ndarray
-    pairs: SortedKeys
+    pairs: SortedKeys      # one per row
 
 
 @dataclass
@@ -93,16 +94,21 @@ def _column(table: pa.Table, name: str) -> pa.Array:
     return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
 
 
-def grading_failures(split: str, origin: str, pairs: pa.Table, grade: pa.Array, kind: pa.Array,
-                     message: pa.Array) -> list[dict]:
-    """One record per row of `pairs` whose grade is null (the grading call failed)."""
-    failed = pc.is_null(grade)
-    if not pc.any(failed).as_py():
+def _rows_where(table: pa.Table, mask: np.ndarray) -> pa.Table:
+    return table if mask.all() else table.filter(pa.array(mask))
+
+
+def _values_where(values: pa.Array, mask: np.ndarray) -> pa.Array:
+    return values if mask.all() else values.filter(pa.array(mask))
+
+
+def grading_failures(split: str, origin: str, grades: pa.Table, rows: np.ndarray) -> list[dict]:
+    """One record per failed grade row (`rows` of the grades file), in the order of `rows`."""
+    if not len(rows):
         return []
-    columns = [pairs.column("query_id"), pairs.column("passage_id"), kind, message]
-    query_ids, passage_ids, kinds, messages = (c.filter(failed).to_pylist() for c in columns)
-    return [{"split": split, "origin": origin, "query_id": q, "passage_id": p, "kind": k or "unknown",
-             "failure": m or "unknown"} for q, p, k, m in zip(query_ids, passage_ids, kinds, messages)]
+    failed = grades.take(pa.array(rows, pa.int64())).select(["query_id", "passage_id", "failure_kind", "failure"])
+    return [{"split": split, "origin": origin, "query_id": r["query_id"], "passage_id": r["passage_id"],
+             "kind": r["failure_kind"] or "unknown", "failure": r["failure"] or "unknown"} for r in failed.to_pylist()]
 
 
 def join_shard(split: str, paths: ShardPaths, query_ids: pa.Array, positives: pa.Table,
@@ -117,30 +123,32 @@ def join_shard(split: str, paths: ShardPaths, query_ids: pa.Array, positives: pa
     codes, n_codes = im.pair_codes(*(t.column("passage_id") for t in tables))
     agent_pairs = SortedKeys(agent_query * n_codes + codes[0])
     agent_pairs.check_unique(paths.agent, agent, ("query_id", "passage_id"))
-    grade_pair = grade_query * n_codes + codes[1]
+    # a pair may have an agent and an official grade row: unique within each origin
+    grade_pairs = SortedKeys(grade_query * n_codes + codes[1])
     is_agent = pc.equal(grades.column("origin"), "agent").to_numpy(zero_copy_only=False)
-    SortedKeys(grade_pair * 2 + ~is_agent).check_unique(paths.grades, grades, ("query_id", "passage_id", "origin"))
-    agent_grades, official_grades = grades.filter(pa.array(is_agent)), grades.filter(pa.array(~is_agent))
-    agent_grade_pairs, official_grade_pairs = SortedKeys(grade_pair[is_agent]), SortedKeys(grade_pair[~is_agent])
-    im.check_same_pairs(paths.grades, "origin", agent_grade_pairs, agent_grades, agent_pairs, agent,
+    agent_grade_pairs, official_grade_pairs = grade_pairs.subset(is_agent), grade_pairs.subset(~is_agent)
+    for origin_pairs in (agent_grade_pairs, official_grade_pairs):
+        origin_pairs.check_unique(paths.grades, grades, ("query_id", "passage_id", "origin"))
+    im.check_same_pairs(paths.grades, "origin", agent_grade_pairs, grades, agent_pairs, agent,
                         "an origin=agent grade row", f"an agent proposal of {paths.agent}")
     positive_pairs = SortedKeys(positive_query * n_codes + codes[2])
     if official_rows == "all":
-        graded_positive = np.ones(len(positive_pairs), bool)
+        graded_positives = positive_pairs
         what = f"an official positive of the {split} qrels"
     else:
-        graded_positive = ~agent_pairs.contains(positive_pairs.keys)
+        graded_positives = positive_pairs.subset(~agent_pairs.contains(positive_pairs.keys))
         what = f"an official positive of the {split} qrels that the agent did not propose"
-    im.check_same_pairs(paths.grades, "origin", official_grade_pairs, official_grades,
-                        positive_pairs.subset(graded_positive), positives.filter(pa.array(graded_positive)),
+    im.check_same_pairs(paths.grades, "origin", official_grade_pairs, grades, graded_positives, positives,
                         "an origin=official grade row", what)
 
-    grade_row = agent_grade_pairs.rows_matching(agent_pairs)
-    agent_grade = agent_grades.column("grade").take(grade_row).combine_chunks()
-    failures = grading_failures(split, "agent", agent, agent_grade, agent_grades.column("failure_kind").take(grade_row),
-                                agent_grades.column("failure").take(grade_row))
-    failures += grading_failures(split, "official", official_grades, official_grades.column("grade"),
-                                 official_grades.column("failure_kind"), official_grades.column("failure"))
+    grade_column = grades.column("grade")
+    agent_grade_rows = agent_grade_pairs.table_rows(agent_grade_pairs.matching(agent_pairs))   # per proposal
+    agent_grade = grade_column.take(agent_grade_rows).combine_chunks()
+    graded = pc.is_valid(agent_grade).to_numpy(zero_copy_only=False)
+    official_grade_rows = official_grade_pairs.rows    # in the grades file's order
+    official_graded = pc.is_valid(grade_column.take(official_grade_rows)).to_numpy(zero_copy_only=False)
+    failures = (grading_failures(split, "agent", grades, agent_grade_rows[~graded])
+                + grading_failures(split, "official", grades, official_grade_rows[~official_graded]))
     grade_paths = {entry["values"]: entry["counts"]
                    for entry in pc.value_counts(grades.column("grade_path").drop_null()).to_pylist()}
 
@@ -149,9 +157,9 @@ def join_shard(split: str, paths: ShardPaths, query_ids: pa.Array, positives: pa
         wood_pairs.check_unique(paths.wood, wood, ("query_id", "passage_id"))
         im.check_same_pairs(paths.wood, "passage_id", wood_pairs, wood, agent_pairs, agent, "a WOOD row",
                             f"an agent proposal of {paths.agent}")
-        wood_row = wood_pairs.rows_matching(agent_pairs)
-        agent_wood = wood.column("wood").take(wood_row).combine_chunks()
-        wood_failed = pc.is_valid(wood.column("failure_kind").take(wood_row)).to_numpy(zero_copy_only=False)
+        wood_rows = wood_pairs.matching(agent_pairs)   # per proposal
+        agent_wood = wood.column("wood").take(wood_rows).combine_chunks()
+        wood_failed = pc.is_valid(wood.column("failure_kind").take(wood_rows)).to_numpy(zero_copy_only=False)
     else:
         agent_wood = pa.nulls(len(agent_pairs), FLOAT64)
         wood_failed = np.zeros(len(agent_pairs), bool)
@@ -159,17 +167,14 @@ def join_shard(split: str, paths: ShardPaths, query_ids: pa.Array, positives: pa
     rank = agent.column("agent_rank").to_numpy()
     proposed = np.zeros(len(query_ids), bool)
     proposed[agent_query] = True
+    official_judged = grades.take(pa.array(official_grade_rows[official_graded], pa.int64()))
     # judgments: the graded rows only
-    graded = pc.is_valid(agent_grade).to_numpy(zero_copy_only=False)
-    graded_mask = pa.array(graded)
-    official_graded = pc.is_valid(official_grades.column("grade")).to_numpy(zero_copy_only=False)
-    official_judged = official_grades.filter(pa.array(official_graded))
     return JoinedShard(
         query_ids=query_ids,
-        agent=AgentJudgments(rows=agent.filter(graded_mask), query=agent_query[graded],
-                             pairs=agent_pairs.subset(graded), grade=agent_grade.filter(graded_mask),
-                             wood=agent_wood.filter(graded_mask), rank=rank[graded].astype(np.int64)),
-        official=OfficialJudgments(rows=official_judged, query=grade_query[~is_agent][official_graded],
+        agent=AgentJudgments(rows=_rows_where(agent, graded), query=agent_query[graded],
+                             pairs=agent_pairs.subset(graded), grade=_values_where(agent_grade, graded),
+                             wood=_values_where(agent_wood, graded), rank=rank[graded].astype(np.int64)),
+        official=OfficialJudgments(rows=official_judged, query=grade_query[official_grade_rows[official_graded]],
                                    pairs=official_grade_pairs.subset(official_graded),
                                    grade=_column(official_judged, "grade")),
         positives=OfficialPositives(rows=positives, query=positive_query, pairs=positive_pairs),
