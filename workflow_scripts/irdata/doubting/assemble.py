@@ -193,11 +193,13 @@ def _assemble_split(split: SplitInputs, writers: ReleaseWriters, threads: int) -
 
 
 def _write_trec_strict(path, dev_qrels: pa.Table) -> None:
+    """`query_id 0 passage_id grade` lines, in the order of qrels/dev."""
     with atomic_path(path) as tmp:
         with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-            columns = (dev_qrels.column(c).to_pylist() for c in ("query_id", "passage_id", "grade"))
-            for query_id, passage_id, grade in zip(*columns):
-                fh.write(f"{query_id} 0 {passage_id} {grade}\n")
+            for batch in dev_qrels.to_batches():
+                lines = pc.binary_join_element_wise(batch.column("query_id"), "0", batch.column("passage_id"),
+                                                    pc.cast(batch.column("grade"), STRING), " ")
+                fh.write("".join(line + "\n" for line in lines.to_pylist()))
 
 
 def assemble(out_dir, ids: dict, shards: dict[str, list[ShardPaths]], train_qrels, dev_qrels,
