@@ -51,44 +51,45 @@ def first_per_group(sorted_groups: np.ndarray) -> np.ndarray:
     return mask
 
 
-def select_by_wood(qpos: np.ndarray, wood: np.ndarray, grade: np.ndarray,
+def select_by_wood(query: np.ndarray, wood: np.ndarray, grade: np.ndarray,
                    rank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Among eligible rows (all rows passed in are eligible), the winner per query.
+    """Among eligible rows (all rows passed in are eligible), the winner per query (rule 1).
 
     Returns (queries, row indices into the passed arrays), queries ascending. The ties (equal WOOD,
     rare) are sorted among the rows with their query's highest WOOD only, not among all rows.
     """
-    if len(qpos) == 0:
+    if len(query) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    by_query = np.argsort(qpos, kind="stable")
+    by_query = np.argsort(query, kind="stable")
     sorted_wood = wood[by_query]
-    starts = np.flatnonzero(first_per_group(qpos[by_query]))
+    starts = np.flatnonzero(first_per_group(query[by_query]))
     query_best = np.maximum.reduceat(sorted_wood, starts)
     best = by_query[sorted_wood == np.repeat(query_best, np.diff(np.r_[starts, len(by_query)]))]
-    order = best[np.lexsort((rank[best], -grade[best].astype(np.int64), qpos[best]))]
-    rows = order[first_per_group(qpos[order])]
-    return qpos[rows], rows
+    order = best[np.lexsort((rank[best], -grade[best].astype(np.int64), query[best]))]
+    rows = order[first_per_group(query[order])]
+    return query[rows], rows
 
 
-def select_fallback(qpos: np.ndarray, passage_id: pa.Array, official_grade: pa.Array,
+def select_fallback(query: np.ndarray, passage_id: pa.Array, official_grade: pa.Array,
                     relevance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Winner per query among its official positives (rule 2 of the module doc).
+    """Winner per query among its official positives (rule 2).
 
     official_grade: int8 with nulls (grading failed). Returns (queries, row indices) ascending.
     """
-    if len(qpos) == 0:
+    if len(query) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    table = pa.table({
-        "q": pa.array(qpos, pa.int64()),
-        "g": pc.fill_null(pc.cast(official_grade, pa.int64()), -1),
-        "r": pa.array(relevance, pa.int64()),
-        "p": passage_id,
-        "i": pa.array(np.arange(len(qpos)), pa.int64()),
+    candidates = pa.table({
+        "query": pa.array(query, pa.int64()),
+        "grade": pc.fill_null(pc.cast(official_grade, pa.int64()), -1),   # a failed call ranks below grade 0
+        "relevance": pa.array(relevance, pa.int64()),
+        "passage_id": passage_id,
+        "row": pa.array(np.arange(len(query)), pa.int64()),
     })
-    table = table.sort_by([("q", "ascending"), ("g", "descending"), ("r", "descending"), ("p", "ascending")])
-    q = table.column("q").to_numpy()
-    first = first_per_group(q)
-    return q[first], table.column("i").to_numpy()[first]
+    ranked = candidates.sort_by([("query", "ascending"), ("grade", "descending"), ("relevance", "descending"),
+                                 ("passage_id", "ascending")])
+    ranked_query = ranked.column("query").to_numpy()
+    first = first_per_group(ranked_query)
+    return ranked_query[first], ranked.column("row").to_numpy()[first]
 
 
 @dataclass
