@@ -29,7 +29,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import intermediate as im
+from .pair_keys import take
 from .release_files import STRING
 from .shard_join import JoinedShard
 
@@ -117,7 +117,7 @@ def select_positives(shard: JoinedShard, eligible: np.ndarray) -> SelectedPositi
 
     candidates = np.flatnonzero(source[positives.query] == NO_POSITIVE)
     if len(candidates):
-        candidate_grade = im.take(official.grade, official.pairs.index_of(positives.pairs.keys[candidates]))
+        candidate_grade = take(official.grade, official.pairs.index_of(positives.pairs.keys[candidates]))
         passage_ids = positives.rows.column("passage_id").combine_chunks().take(pa.array(candidates))
         relevance = positives.rows.column("relevance").to_numpy()[candidates]
         won_by_fallback, winners = select_fallback(positives.query[candidates], passage_ids, candidate_grade,
@@ -127,10 +127,10 @@ def select_positives(shard: JoinedShard, eligible: np.ndarray) -> SelectedPositi
         selected_pair[won_by_fallback] = positives.pairs.keys[candidates[winners]]
 
     as_agent = agent.pairs.index_of(selected_pair)
-    agent_grade, agent_wood = im.take(agent.grade, as_agent), im.take(agent.wood, as_agent)
-    official_grade = im.take(official.grade, official.pairs.index_of(selected_pair))
-    positive_id = pc.coalesce(im.take(agent.rows.column("passage_id"), agent_row),
-                              im.take(positives.rows.column("passage_id"), positive_row))
+    agent_grade, agent_wood = take(agent.grade, as_agent), take(agent.wood, as_agent)
+    official_grade = take(official.grade, official.pairs.index_of(selected_pair))
+    positive_id = pc.coalesce(take(agent.rows.column("passage_id"), agent_row),
+                              take(positives.rows.column("passage_id"), positive_row))
     by_fallback = source == BY_FALLBACK
     counts = {
         "selected_wood": int((source == BY_WOOD).sum()),

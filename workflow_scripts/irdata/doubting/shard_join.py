@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 
 from ..errors import InputError
 from . import intermediate as im
-from .intermediate import SortedKeys
+from .pair_keys import SortedKeys, check_same_pairs, pair_codes
 from .release_files import FLOAT64
 
 
@@ -120,7 +120,7 @@ def join_shard(split: str, paths: ShardPaths, query_ids: pa.Array, positives: pa
     wood, wood_query = im.read_wood(paths.wood, query_ids) if paths.wood else (None, None)
 
     tables = [agent, grades, positives] + ([wood] if wood is not None else [])
-    codes, n_codes = im.pair_codes(*(t.column("passage_id") for t in tables))
+    codes, n_codes = pair_codes(*(t.column("passage_id") for t in tables))
     agent_pairs = SortedKeys(agent_query * n_codes + codes[0])
     agent_pairs.check_unique(paths.agent, agent, ("query_id", "passage_id"))
     # a pair may have an agent and an official grade row: unique within each origin
@@ -129,7 +129,7 @@ def join_shard(split: str, paths: ShardPaths, query_ids: pa.Array, positives: pa
     agent_grade_pairs, official_grade_pairs = grade_pairs.subset(is_agent), grade_pairs.subset(~is_agent)
     for origin_pairs in (agent_grade_pairs, official_grade_pairs):
         origin_pairs.check_unique(paths.grades, grades, ("query_id", "passage_id", "origin"))
-    im.check_same_pairs(paths.grades, "origin", agent_grade_pairs, grades, agent_pairs, agent,
+    check_same_pairs(paths.grades, "origin", agent_grade_pairs, grades, agent_pairs, agent,
                         "an origin=agent grade row", f"an agent proposal of {paths.agent}")
     positive_pairs = SortedKeys(positive_query * n_codes + codes[2])
     if official_rows == "all":
@@ -138,7 +138,7 @@ def join_shard(split: str, paths: ShardPaths, query_ids: pa.Array, positives: pa
     else:
         graded_positives = positive_pairs.subset(~agent_pairs.contains(positive_pairs.keys))
         what = f"an official positive of the {split} qrels that the agent did not propose"
-    im.check_same_pairs(paths.grades, "origin", official_grade_pairs, grades, graded_positives, positives,
+    check_same_pairs(paths.grades, "origin", official_grade_pairs, grades, graded_positives, positives,
                         "an origin=official grade row", what)
 
     grade_column = grades.column("grade")
@@ -155,7 +155,7 @@ def join_shard(split: str, paths: ShardPaths, query_ids: pa.Array, positives: pa
     if wood is not None:
         wood_pairs = SortedKeys(wood_query * n_codes + codes[3])
         wood_pairs.check_unique(paths.wood, wood, ("query_id", "passage_id"))
-        im.check_same_pairs(paths.wood, "passage_id", wood_pairs, wood, agent_pairs, agent, "a WOOD row",
+        check_same_pairs(paths.wood, "passage_id", wood_pairs, wood, agent_pairs, agent, "a WOOD row",
                             f"an agent proposal of {paths.agent}")
         wood_rows = wood_pairs.matching(agent_pairs)   # per proposal
         agent_wood = wood.column("wood").take(wood_rows).combine_chunks()
