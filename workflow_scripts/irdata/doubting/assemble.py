@@ -15,8 +15,8 @@ judgments; n_strict (dev) its grade-3 judgments, of either origin.
 
 Where the parts are: the output files and schemas, release_files.py; the split-wide inputs,
 split_inputs.py; the per-shard formats, intermediate.py; one shard's join, shard_join.py, on the
-keys of pair_keys.py; the judgment rows, judgments.py; eligibility and the selected positive, select.py; the counts,
-query_stats.py; the streaming writer, release_writer.py.
+keys of pair_keys.py; the judgment rows, judgments.py; eligibility and the selected positive,
+select.py; the counts, query_stats.py; the streaming writer, release_writer.py.
 """
 
 from __future__ import annotations
