@@ -130,7 +130,7 @@ def join_shard(split: str, paths: ShardPaths, query_ids: pa.Array, positives: pa
     for origin_pairs in (agent_grade_pairs, official_grade_pairs):
         origin_pairs.check_unique(paths.grades, grades, ("query_id", "passage_id", "origin"))
     check_same_pairs(paths.grades, "origin", agent_grade_pairs, grades, agent_pairs, agent,
-                        "an origin=agent grade row", f"an agent proposal of {paths.agent}")
+                     "an origin=agent grade row", f"an agent proposal of {paths.agent}")
     positive_pairs = SortedKeys(positive_query * n_codes + codes[2])
     if official_rows == "all":
         graded_positives = positive_pairs
@@ -139,7 +139,7 @@ def join_shard(split: str, paths: ShardPaths, query_ids: pa.Array, positives: pa
         graded_positives = positive_pairs.subset(~agent_pairs.contains(positive_pairs.keys))
         what = f"an official positive of the {split} qrels that the agent did not propose"
     check_same_pairs(paths.grades, "origin", official_grade_pairs, grades, graded_positives, positives,
-                        "an origin=official grade row", what)
+                     "an origin=official grade row", what)
 
     grade_column = grades.column("grade")
     agent_grade_rows = agent_grade_pairs.table_rows(agent_grade_pairs.matching(agent_pairs))   # per proposal
@@ -156,7 +156,7 @@ def join_shard(split: str, paths: ShardPaths, query_ids: pa.Array, positives: pa
         wood_pairs = SortedKeys(wood_query * n_codes + codes[3])
         wood_pairs.check_unique(paths.wood, wood, ("query_id", "passage_id"))
         check_same_pairs(paths.wood, "passage_id", wood_pairs, wood, agent_pairs, agent, "a WOOD row",
-                            f"an agent proposal of {paths.agent}")
+                         f"an agent proposal of {paths.agent}")
         wood_rows = wood_pairs.matching(agent_pairs)   # per proposal
         agent_wood = wood.column("wood").take(wood_rows).combine_chunks()
         wood_failed = pc.is_valid(wood.column("failure_kind").take(wood_rows)).to_numpy(zero_copy_only=False)
@@ -167,8 +167,8 @@ def join_shard(split: str, paths: ShardPaths, query_ids: pa.Array, positives: pa
     rank = agent.column("agent_rank").to_numpy()
     proposed = np.zeros(len(query_ids), bool)
     proposed[agent_query] = True
-    official_judged = grades.take(pa.array(official_grade_rows[official_graded], pa.int64()))
     # judgments: the graded rows only
+    official_judged = grades.take(pa.array(official_grade_rows[official_graded], pa.int64()))
     return JoinedShard(
         query_ids=query_ids,
         agent=AgentJudgments(rows=_rows_where(agent, graded), query=agent_query[graded],
