@@ -40,7 +40,9 @@ def shard_judgments(shard: JoinedShard, grading: str, eligible: np.ndarray | Non
     """Agent then official judgment rows; `eligible` per agent row (train), None where not defined (dev)."""
     agent, official = shard.agent, shard.official
     n_agent, n_official = agent.rows.num_rows, official.rows.num_rows
-    official_positive = shard.positives.pairs.contains(agent.pairs.keys)
+    official_positive = np.zeros(n_agent, bool)   # looked up from the (fewer) positives' side
+    as_agent = agent.pairs.index_of(shard.positives.pairs.keys)
+    official_positive[as_agent[as_agent >= 0]] = True
     agent_eligible = pa.nulls(n_agent, BOOL) if eligible is None else pa.array(eligible, BOOL)
     table = pa.table({
         "query_id": pa.concat_arrays([_column(agent.rows, "query_id"), _column(official.rows, "query_id")]),
@@ -53,12 +55,14 @@ def shard_judgments(shard: JoinedShard, grading: str, eligible: np.ndarray | Non
         "train_eligible": pa.concat_arrays([agent_eligible, pa.nulls(n_official, BOOL)]),
         "official_positive": pa.array(np.r_[official_positive, np.ones(n_official, bool)], BOOL),
     })
-    # official rows: their place in passage_id order, the last sort key
+    # the row order as one unique int64 key: query, then agent rows by rank, then official rows by
+    # passage_id (their place in passage_id order); below 2^63 for any shard under 2^31 queries
     passage_order = np.empty(n_official, np.int64)
     passage_order[pc.sort_indices(official.rows.column("passage_id")).to_numpy()] = np.arange(n_official)
-    query = np.r_[agent.query, official.query]
-    is_official = np.r_[np.zeros(n_agent, np.int8), np.ones(n_official, np.int8)]
-    order = np.lexsort((np.r_[agent.rank, passage_order], is_official, query))
+    query = np.concatenate([agent.query, official.query])
+    span = max(int(agent.rank.max(initial=0)), n_official) + 1
+    order = np.argsort(np.concatenate([query[:n_agent] * 2 * span + agent.rank,
+                                       (query[n_agent:] * 2 + 1) * span + passage_order]))
     grade = np.r_[agent.grade_values, official.grade_values]
     return ShardJudgments(table=table.take(pa.array(order, pa.int64())), query=query[order], grade=grade[order])
 
