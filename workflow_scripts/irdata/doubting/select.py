@@ -30,13 +30,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .pair_keys import take
-from .release_files import STRING
 from .shard_join import JoinedShard
 
 SOURCE_WOOD = "wood"
 SOURCE_FALLBACK = "official_fallback"
 NO_POSITIVE, BY_WOOD, BY_FALLBACK = 0, 1, 2
-SOURCE_NAMES = np.array([None, SOURCE_WOOD, SOURCE_FALLBACK], dtype=object)   # by NO_POSITIVE, BY_WOOD, ...
+SOURCE_NAMES = pa.array([None, SOURCE_WOOD, SOURCE_FALLBACK], pa.string())   # by NO_POSITIVE, BY_WOOD, ...
 
 
 def train_eligible(grade: np.ndarray, wood_valid: np.ndarray) -> np.ndarray:
@@ -142,6 +141,6 @@ def select_positives(shard: JoinedShard, eligible: np.ndarray) -> SelectedPositi
             zero_copy_only=False)).sum()),
     }
     return SelectedPositives(columns={
-        "positive_id": positive_id, "positive_source": pa.array(SOURCE_NAMES[source].tolist(), STRING),
+        "positive_id": positive_id, "positive_source": SOURCE_NAMES.take(source),
         "positive_agent_grade": agent_grade, "positive_official_grade": official_grade, "positive_wood": agent_wood,
     }, counts=counts)
