@@ -197,9 +197,10 @@ def _write_trec_strict(path, dev_qrels: pa.Table) -> None:
     with atomic_path(path) as tmp:
         with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
             for batch in dev_qrels.to_batches():
-                lines = pc.binary_join_element_wise(batch.column("query_id"), "0", batch.column("passage_id"),
-                                                    pc.cast(batch.column("grade"), STRING), " ")
-                fh.write("".join(line + "\n" for line in lines.to_pylist()))
+                if batch.num_rows:
+                    lines = pc.binary_join_element_wise(batch.column("query_id"), "0", batch.column("passage_id"),
+                                                        pc.cast(batch.column("grade"), STRING), " ")
+                    fh.write("\n".join(lines.to_pylist()) + "\n")
 
 
 def assemble(out_dir, ids: dict, shards: dict[str, list[ShardPaths]], train_qrels, dev_qrels,
