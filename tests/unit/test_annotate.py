@@ -20,6 +20,7 @@ from irdata.annotate.wood import wood_scores
 from irdata.llm import ChatResult, GradeResult, LLMCallError, ToolCall
 from irdata.prompts import Prompt, PromptError
 from irdata.retrieval.common import Hits
+from irdata.shard_files import OFFICIAL_ROWS
 from irdata.stages import StageWiring
 
 REPO = Path(__file__).resolve().parents[2]
@@ -283,10 +284,10 @@ def test_the_harness_reaches_the_cards_proposal_depth_with_production_budgets(st
 def test_pairs_to_grade_per_split():
     agent = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "passage_id": ["b", "a", "c"], "agent_rank": [2, 1, 1]})
     official = pd.DataFrame({"query_id": ["q1", "q2", "q3"], "passage_id": ["a", "z", "y"]})
-    train = pairs_to_grade(grading.OFFICIAL_ROWS["train"], ["q1", "q2"], agent, official)
+    train = pairs_to_grade(OFFICIAL_ROWS["train"], ["q1", "q2"], agent, official)
     assert train.values.tolist() == [["q1", "a", "agent"], ["q1", "b", "agent"], ["q2", "c", "agent"],
                                      ["q1", "a", "official"], ["q2", "z", "official"]]
-    dev = pairs_to_grade(grading.OFFICIAL_ROWS["dev"], ["q1", "q2"], agent, official)
+    dev = pairs_to_grade(OFFICIAL_ROWS["dev"], ["q1", "q2"], agent, official)
     assert dev.values.tolist()[3:] == [["q2", "z", "official"]]
 
 

@@ -138,6 +138,46 @@ def test_shard_count_changes_order_only(tmp_path):
         assert ta.sort_by(key).equals(tb.sort_by(key))
 
 
+def test_row_order_of_the_stage_files_does_not_matter(tmp_path):
+    kw = edge_cases(tmp_path / "w", 2, 2)
+    a = assemble(tmp_path / "a", **kw)
+    w = Work(tmp_path / "w")
+    for stage, split, shard in [(st, "train", i) for st in ("agent", "grades", "wood", "answers") for i in (0, 1)] + [
+            (st, "dev", i) for st in ("agent", "grades") for i in (0, 1)]:
+        _edit(w.path(stage, split, shard), lambda t: t.take(pa.array(list(range(t.num_rows))[::-1], pa.int64())))
+    b = assemble(tmp_path / "b", **kw)
+    for rel in assembled_files():
+        if rel != "stats.json":
+            assert (tmp_path / "a" / rel).read_bytes() == (tmp_path / "b" / rel).read_bytes(), rel
+    # the grading failures are listed in file order
+    for stats in (a, b):
+        for split in stats["splits"].values():
+            split["grading_failures"].sort(key=lambda f: (f["origin"], f["query_id"], f["passage_id"]))
+    assert a == b
+
+
+def test_select_by_wood_matches_the_rule_on_random_ties():
+    """The columnar selection against the rule written plainly: highest WOOD, then grade, then smaller rank."""
+    import numpy as np
+
+    from irdata.doubting.select import select_by_wood
+
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        n = int(rng.integers(0, 200))
+        qpos = rng.integers(0, 20, n)
+        wood = rng.choice([0.1, 0.5, 0.9, 0.0, -0.0], n)     # many ties, and 0.0 == -0.0
+        grade = rng.integers(2, 4, n).astype(np.int8)
+        rank = rng.permutation(n) + 1
+        queries, rows = select_by_wood(qpos, wood, grade, rank)
+        expected = {}
+        for i in range(n):
+            best = expected.get(qpos[i])
+            if best is None or (wood[i], grade[i], -rank[i]) > (wood[best], grade[best], -rank[best]):
+                expected[qpos[i]] = i
+        assert queries.tolist() == sorted(expected) and rows.tolist() == [expected[q] for q in sorted(expected)]
+
+
 # -- validation of the intermediate formats ----------------------------------------------------
 
 def _edit(path, fn):

@@ -42,7 +42,8 @@ def server():
 
 def build(wf, server, name, *, llm=None, annotation=None, extra=(), check=True, version=None, accept=False):
     """Build the Doubting release with the LLM stages on `server`, under model name `name`."""
-    overlay = {"accept_llm_failures": accept, "llm": {"backend": "openai", "model": name, "base_urls": [server.url], "max_retries": 1,
+    overlay = {"accept_llm_failures": accept,
+               "llm": {"backend": "openai", "model": name, "base_urls": [server.url], "max_retries": 1,
                        "backoff_s": 0.01, "backoff_max_s": 0.02, "timeout_s": 1, "journal_dir": f"cache/{name}",
                        "extra_body": {}, **(llm or {})},
                "annotation": annotation or {}, "doubting": {"version": version or f"v-{name}"}}

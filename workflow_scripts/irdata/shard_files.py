@@ -43,6 +43,8 @@ SCHEMAS = {"agent": AGENT_SCHEMA, "grades": GRADES_SCHEMA, "answers": ANSWERS_SC
 # columns that may hold nulls; every other column must not
 NULLABLE = {"grade", "grade_path", "grade_probability", "failure_kind", "failure", "wood"}
 ORIGINS = ("agent", "official")
+# which official positives get their own `official` grade row: the card's rule per split
+OFFICIAL_ROWS = {"train": "all", "dev": "not_proposed"}
 
 # the LLM stages and the files of their jobs, relative to the workflow's work folder
 LAYOUT = {

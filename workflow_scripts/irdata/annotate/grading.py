@@ -22,7 +22,7 @@ import pyarrow as pa
 from ..atomic import write_parquet_atomic
 from ..grade_scale import CHOICES
 from ..msmarco_inputs import read_reference_answers
-from ..shard_files import GRADES_SCHEMA
+from ..shard_files import GRADES_SCHEMA, OFFICIAL_ROWS
 from ..shards import read_id_list
 from ..stage import Stage, canonical
 from .common import Failures, LLMJob, finish_job, llm_params, official_positives, read_parquet_frame, run_with_client
@@ -43,8 +43,6 @@ GRADING_MODES = {mode.name: mode for mode in [
                 "also the MS MARCO reference answer, as a fallible hint; other correct answers count",
                 sees_answers=True),
 ]}
-# which official positives get their own row: the card's rule per split
-OFFICIAL_ROWS = {"train": "all", "dev": "not_proposed"}
 
 
 def mode_named(name: str, where: str, answers: bool) -> GradingMode:
