@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 
 from irdata.doubting.assemble import shard_paths_for
 from irdata.shard_files import AGENT_SCHEMA, ANSWERS_SCHEMA, GRADES_SCHEMA, WOOD_SCHEMA, shard_file
-from irdata.sharding import shard_of
+from irdata.shards import shard_of
 
 
 def write_ids(path, ids) -> None:

@@ -1,6 +1,6 @@
 import numpy as np
 
-from irdata.sharding import sample_ids, shard_of
+from irdata.shards import sample_ids, shard_of
 
 
 def test_shards_are_stable_and_balanced():

@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 
 from .atomic import atomic_open, write_lines_atomic
 from .msmarco_inputs import read_queries
-from .sharding import sample_ids
+from .shards import sample_ids
 
 REASON_HELDOUT = "heldout"
 REASON_REPEAT = "repeat"
