@@ -53,6 +53,10 @@ class ModelServer:
     faults: dict[str, float] = field(default_factory=dict)  # fault -> rate per attempt
     fault_kinds: tuple[str, ...] = ("agent", "grade", "answer", "loglikelihood")  # requests that may fault
     slow_s: float = 3.0
+    # brief: the agent proposes the first two ids it was shown, then finishes; deep: each turn it
+    # proposes every id just shown and reads the next page of BM25 results for the query (the
+    # harness's reach at production budgets)
+    agent_policy: str = "brief"
     log: list[Received] = field(default_factory=list)
 
     def __post_init__(self):
@@ -128,13 +132,28 @@ class ModelServer:
         return web.json_response({"object": "list", "data": [{"id": "model-server", "object": "model"}]})
 
     # -- answers ---------------------------------------------------------------------------------
-    @staticmethod
-    def _agent_reply(messages) -> str:
+    def _agent_actions(self, messages) -> list[tuple[str, dict]]:
         last = str(messages[-1].get("content") or "")
         shown = _SHOWN.findall(last)
+        if self.agent_policy == "deep":
+            first = next(str(m.get("content")) for m in messages if m["role"] == "user")
+            query = first.split("<query>", 1)[1].split("</query>", 1)[0].strip()
+            turn = sum(m["role"] == "assistant" for m in messages)
+            return ([("propose", {"passage_ids": shown})] if shown else []) + [
+                ("search_bm25", {"query": query, "page": turn + 1})]
         if "Accepted " not in last and shown:
-            return json.dumps({"tool": "propose", "arguments": {"passage_ids": shown[:2]}})
-        return '{"tool": "finish", "arguments": {}}'
+            return [("propose", {"passage_ids": shown[:2]})]
+        return [("finish", {})]
+
+    @staticmethod
+    def _message(actions, native: bool) -> dict:
+        """The assistant message: native tool calls, or the text protocol's JSON actions."""
+        if native:
+            return {"role": "assistant", "content": None, "tool_calls": [
+                {"id": f"call_{i}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+                for i, (name, args) in enumerate(actions)]}
+        return {"role": "assistant", "content": "\n".join(json.dumps({"tool": name, "arguments": args})
+                                                          for name, args in actions)}
 
     async def _chat(self, request):
         from aiohttp import web
@@ -144,18 +163,20 @@ class ModelServer:
         if response is not None:
             return response
         prompt = "\n".join(str(m.get("content") or "") for m in body["messages"])
+        finish = "stop"
         if kind == "agent":
-            text = self._agent_reply(body["messages"])
+            message = self._message(self._agent_actions(body["messages"]), native=bool(body.get("tools")))
+            finish = "tool_calls" if message.get("tool_calls") else "stop"
         elif kind == "grade":
             digit = int(hashlib.sha256(prompt.encode()).hexdigest(), 16) % 4
-            text = "I cannot tell." if fault == "garbage" else f"Grade: {digit}"
+            message = {"role": "assistant", "content": "I cannot tell." if fault == "garbage" else f"Grade: {digit}"}
         else:
-            text = "A short answer from the passages."
+            message = {"role": "assistant", "content": "A short answer from the passages."}
         return web.json_response({
             "id": "c", "object": "chat.completion", "model": body.get("model"),
-            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
-            "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": len(text.split()),
-                      "total_tokens": len(prompt.split()) + len(text.split())}})
+            "choices": [{"index": 0, "finish_reason": finish, "message": message}],
+            "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": 8,
+                      "total_tokens": len(prompt.split()) + 8}})
 
     async def _completions(self, request):
         from aiohttp import web
