@@ -67,3 +67,19 @@ def test_hash_independent_of_checkout_location(tmp_path):
     script = "workflow_scripts/dedup_train_queries.py"
     assert provenance.code_hash(script, REPO) == provenance.code_hash(script, copy)
     assert len(provenance.module_closure(copy / script)) > 3
+
+
+def test_a_stages_prompts_are_named_so_their_order_changes_nothing(tmp_path):
+    """Prompts reach a script by name (`prompt_<name>` inputs), and the code hash sorts them: listing a
+    stage's prompts in another order changes neither its inputs nor its code param."""
+    from irdata.stage import Stage
+    from irdata.stages import StageWiring
+
+    repo = Path(__file__).resolve().parents[2]
+    pair = {"with_passage": "prompts/wood_with_passage.txt", "query_only": "prompts/wood_query_only.txt"}
+    swapped = dict(reversed(list(pair.items())))
+    wirings = [StageWiring({}, str(repo), {"wood": Stage("wood", "workflow_scripts/wood.py", lambda config, **_: {},
+                                                        lambda config, p=p, **_: p)}) for p in (pair, swapped)]
+    assert wirings[0].prompt_inputs("wood") == wirings[1].prompt_inputs("wood") == {
+        "prompt_query_only": "prompts/wood_query_only.txt", "prompt_with_passage": "prompts/wood_with_passage.txt"}
+    assert wirings[0].code("wood") == wirings[1].code("wood")
