@@ -9,6 +9,7 @@ with rule_logging(snakemake) as log:
         snakemake.input.collection,
         snakemake.output[0],
         {**snakemake.params.settings, "llm_settings": snakemake.config.get("llm")},
+        training_report=snakemake.input.get("training"),
     )
     log.info(
         "arm %s on %d queries: %s, %s ms/query",

@@ -7,13 +7,16 @@ The prompt is a template file (prompts/grade_44b_pair.txt in the workflow) with 
 
 from __future__ import annotations
 
+from .arms import Scorer
+
 CHOICES = ("0", "1", "2", "3")
 
 
-class LlmScorer:
-    def __init__(self, llm_settings, prompt_path, stage: str = "arm44b"):
+class LlmScorer(Scorer):
+    def __init__(self, llm_settings, prompt_path, stage: str = "arm44b", max_queries=None):
         from ..annotate.prompts import Prompt
         from ..llm import SyncClient, journal_path_for, load_settings
+        from ..provenance import sha256_file
 
         self.prompt = Prompt(prompt_path)
         settings = load_settings(llm_settings)
@@ -21,13 +24,15 @@ class LlmScorer:
         self.stage = stage
         self.failures = 0
         self.model_name = settings.for_stage(stage).model
+        self.max_queries = max_queries
+        self.prompt_sha256 = sha256_file(prompt_path)
 
     def messages(self, query: str, document: str) -> list[dict]:
         return [{"role": "user", "content": self.prompt.render(query=query, document=document)}]
 
-    def __call__(self, query: str, docs: list[str]) -> list[float]:
+    def __call__(self, item) -> list[float]:
         results = self.client.grade_many(
-            [self.messages(query, d) for d in docs], choices=CHOICES, stage=self.stage, progress=False
+            [self.messages(item.query, d) for d in item.docs], choices=CHOICES, stage=self.stage, progress=False
         )
         scores = []
         for result in results:
@@ -37,6 +42,9 @@ class LlmScorer:
             else:
                 scores.append(float(result.label))
         return scores
+
+    def extras(self, result):
+        return {"model": self.model_name, "prompt_sha256": self.prompt_sha256, "failures": self.failures}
 
     def close(self):
         self.client.close()
