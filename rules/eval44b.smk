@@ -58,17 +58,13 @@ E44_ARM_COMMON = {k: EVAL44B_SCORING[k] for k in ("query_chars", "document_chars
 E44_FINETUNED = {"finetuned_cross_encoder": "cross_encoder", "finetuned_bi_encoder": "bi_encoder"}
 
 
-def e44_model_dir(kind):
-    return f"{E44}/models/{kind}"
-
-
-def e44_model_files(kind):
-    return [f"{e44_model_dir(kind)}/{name}" for name in E44_MODEL_FILES[kind]]
-
-
-def e44_finetune_settings(kind):
-    """What a fine-tune reads: the shared keys and its kind's own section."""
-    return {**{k: v for k, v in EVAL44B_FINETUNE.items() if k not in E44_FINETUNED.values()}, **EVAL44B_FINETUNE[kind]}
+E44_MODEL_DIR = {kind: f"{E44}/models/{kind}" for kind in E44_FINETUNED.values()}
+E44_MODEL_OUT = {kind: [f"{E44_MODEL_DIR[kind]}/{name}" for name in E44_MODEL_FILES[kind]] for kind in E44_MODEL_DIR}
+# what a fine-tune reads: the shared keys and its kind's own section
+E44_FINETUNE_SETTINGS = {
+    kind: {**{k: v for k, v in EVAL44B_FINETUNE.items() if k not in E44_MODEL_DIR}, **EVAL44B_FINETUNE[kind]}
+    for kind in E44_MODEL_DIR
+}
 
 
 # the scored arms: retrieval and fine-tuned arms, then cross-encoders, then the LLM
@@ -96,7 +92,7 @@ E44_ARM_OWN = {
     "finetuned_cross_encoder": {
         "kind": "cross_encoder",
         "cross_encoder": {
-            "model": e44_model_dir("cross_encoder"),
+            "model": E44_MODEL_DIR["cross_encoder"],
             "max_length": EVAL44B_FINETUNE["cross_encoder"]["max_length"],
             "batch_size": EVAL44B_FINETUNE["batch_size"],
         },
@@ -105,7 +101,7 @@ E44_ARM_OWN = {
         "kind": "dense",
         "dense": {
             **E44_RETRIEVAL["dense"],
-            "model": e44_model_dir("bi_encoder"),
+            "model": E44_MODEL_DIR["bi_encoder"],
             "max_seq_length": EVAL44B_FINETUNE["bi_encoder"]["max_length"],
             "batch_size": EVAL44B_FINETUNE["batch_size"],
         },
@@ -131,9 +127,11 @@ E44_PACKAGE_SETTINGS = {
 }
 
 
-def e44_arm_model(wildcards):
-    kind = E44_FINETUNED.get(wildcards.e44arm)
-    return {} if kind is None else {"model": e44_model_files(kind), "training": f"{e44_model_dir(kind)}.train.json"}
+# a fine-tuned arm's inputs: its model's files and its training report
+E44_ARM_MODEL = {
+    arm: {"model": E44_MODEL_OUT[kind], "training": f"{E44_MODEL_DIR[kind]}.train.json"}
+    for arm, kind in E44_FINETUNED.items()
+}
 
 
 wildcard_constraints:
@@ -189,7 +187,7 @@ rule index_44b_miner_bm25:
         kind="bm25",
         code=code_hash("workflow_scripts/index_44b_miner.py", settings=E44_MINING_SEARCH["bm25"]),
         settings=E44_MINING_SEARCH["bm25"],
-        index_dir=f"{E44}/miners/bm25",
+        index_dir=lambda wildcards, output: os.path.dirname(output[0]),
     log:
         "logs/eval44b/index_44b_miner.bm25.log",
     conda:
@@ -205,7 +203,7 @@ use rule index_44b_miner_bm25 as index_44b_miner_dense with:
         kind="dense",
         code=code_hash("workflow_scripts/index_44b_miner.py", settings=E44_MINING_SEARCH["dense"]),
         settings=E44_MINING_SEARCH["dense"],
-        index_dir=f"{E44}/miners/dense",
+        index_dir=lambda wildcards, output: os.path.dirname(output[0]),
     threads: 2
     log:
         "logs/eval44b/index_44b_miner.dense.log",
@@ -242,16 +240,16 @@ rule fine_tune_44b_cross_encoder:
         val_queries=f"{E44}/queries/val.jsonl",
         collection=rules.split_papers.output.collection,
     output:
-        model=e44_model_files("cross_encoder"),
-        report=f"{e44_model_dir('cross_encoder')}.train.json",
+        model=E44_MODEL_OUT["cross_encoder"],
+        report=f"{E44_MODEL_DIR['cross_encoder']}.train.json",
     params:
         kind="cross_encoder",
         code=code_hash(
-            "workflow_scripts/fine_tune_44b.py", settings=[e44_finetune_settings("cross_encoder"), E44_ARM_COMMON]
+            "workflow_scripts/fine_tune_44b.py", settings=[E44_FINETUNE_SETTINGS["cross_encoder"], E44_ARM_COMMON]
         ),
-        settings=e44_finetune_settings("cross_encoder"),
+        settings=E44_FINETUNE_SETTINGS["cross_encoder"],
         scoring=E44_ARM_COMMON,
-        model_dir=e44_model_dir("cross_encoder"),
+        model_dir=lambda wildcards, output: os.path.dirname(output.model[0]),
     threads: EVAL44B_FINETUNE["threads"]
     log:
         "logs/eval44b/fine_tune_44b.cross_encoder.log",
@@ -265,16 +263,16 @@ rule fine_tune_44b_cross_encoder:
 
 use rule fine_tune_44b_cross_encoder as fine_tune_44b_bi_encoder with:
     output:
-        model=e44_model_files("bi_encoder"),
-        report=f"{e44_model_dir('bi_encoder')}.train.json",
+        model=E44_MODEL_OUT["bi_encoder"],
+        report=f"{E44_MODEL_DIR['bi_encoder']}.train.json",
     params:
         kind="bi_encoder",
         code=code_hash(
-            "workflow_scripts/fine_tune_44b.py", settings=[e44_finetune_settings("bi_encoder"), E44_ARM_COMMON]
+            "workflow_scripts/fine_tune_44b.py", settings=[E44_FINETUNE_SETTINGS["bi_encoder"], E44_ARM_COMMON]
         ),
-        settings=e44_finetune_settings("bi_encoder"),
+        settings=E44_FINETUNE_SETTINGS["bi_encoder"],
         scoring=E44_ARM_COMMON,
-        model_dir=e44_model_dir("bi_encoder"),
+        model_dir=lambda wildcards, output: os.path.dirname(output.model[0]),
     log:
         "logs/eval44b/fine_tune_44b.bi_encoder.log",
     benchmark:
@@ -283,7 +281,7 @@ use rule fine_tune_44b_cross_encoder as fine_tune_44b_bi_encoder with:
 
 rule score_arms:
     input:
-        unpack(e44_arm_model),
+        unpack(lambda wildcards: E44_ARM_MODEL.get(wildcards.e44arm, {})),
         mined=f"{E44}/mined/test.jsonl",
         queries=f"{E44}/queries/test.jsonl",
         collection=rules.split_papers.output.collection,

@@ -307,7 +307,9 @@ def test_the_card_is_computed_from_the_release(built):
     row = next(line for line in card.splitlines() if line.startswith("| ") and "BM25" in line)
     assert f"| {bm25['P@1']:.3f} | {bm25['P@2']:.3f} | {bm25['P@3']:.3f} | {bm25['MRR']:.3f} |" in row
     assert row.endswith(f"| — | {bm25['queries']} |")  # record_timing false: no ms/query
-    assert "lexical miner: k1 0.9, b 0.4, stopwords en, stemmer english. Arms scoring with the same model: bm25." in card
+    assert (
+        "lexical miner: k1 0.9, b 0.4, stopwords en, stemmer english. Arms scoring with the same model: bm25." in card
+    )
     # the arm ranked first has the best P@1
     first = next(line for line in card.splitlines() if line.startswith("| 1 |"))
     best = max(results.values(), key=lambda r: r["P@1"])

@@ -138,12 +138,14 @@ class DenseScorer(Scorer):
     """Inner product of a sentence-transformers model's embeddings (cosine when it normalises).
 
     `prepare` encodes every query and document of the run in batches once; scoring then looks them up.
+    A model passed in (one being trained) is not the folder the settings name: no fingerprint then.
     """
 
     def __init__(self, dense_settings: dict, model=None):
         from ..retrieval.dense import load_model
 
         self.settings = dense_settings
+        self.loaded = model is None
         self.model = model if model is not None else load_model(dense_settings)
         self.queries: dict = {}
         self.docs: dict = {}
@@ -172,7 +174,12 @@ class DenseScorer(Scorer):
         return self.scores(item.query, item.docs)
 
     def extras(self, result):
-        return {"model": self.settings["model"]}
+        from ..retrieval.dense import model_fingerprint
+
+        return {
+            "model": self.settings["model"],
+            **({"model_sha256": model_fingerprint(self.settings["model"])} if self.loaded else {}),
+        }
 
 
 def ranks_from_scores(scores, order) -> list[int]:

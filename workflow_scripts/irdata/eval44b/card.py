@@ -15,7 +15,7 @@ ARM_TITLES = {
     "llm": "LLM pointwise grade 0-3 ({model})",
 }
 FILE_WHAT = {
-    "test.jsonl": "{note_id, note_url, kind, positive{scheme,id,url}, negatives[%d]{scheme,id,url}}: one line per query",
+    "test.jsonl": "{note_id, note_url, kind, positive{scheme,id,url}, negatives[%d]{scheme,id,url}}: a line a query",
     "results.jsonl": "the scorer's output per arm: P@1, P@2, P@3, MRR, mean rank, ms/query, truncation settings",
     "manifest.json": "split rule and seed, counts, disjointness proof, negative-mining recipe, ID-scheme census",
     "train_pairs.jsonl": "the train split's queries as test.jsonl, each negative with its miner and rank",
@@ -63,7 +63,12 @@ def arm_table(results: list[dict], scoring: dict) -> list[str]:
 
 
 def card_markdown(manifest: dict, results: list[dict]) -> str:
-    counts, proof, mining, scoring = manifest["counts"], manifest["disjointness"], manifest["mining"], manifest["scoring"]
+    counts, proof, mining, scoring = (
+        manifest["counts"],
+        manifest["disjointness"],
+        manifest["mining"],
+        manifest["scoring"],
+    )
     files = counts["files"]
     n_neg = mining["negatives"]
     test_q = counts["queries_released"]["test"]
@@ -151,7 +156,8 @@ def card_markdown(manifest: dict, results: list[dict]) -> str:
         "- Screen rejections (test): "
         + (", ".join(f"{k} {_n(v)}" for k, v in mining["screen_counts"]["test"].items()) or "none")
         + ".",
-        "- Negatives by miner (test): " + ", ".join(f"{k} {_n(v)}" for k, v in mining["negatives_by_miner"]["test"].items())
+        "- Negatives by miner (test): "
+        + ", ".join(f"{k} {_n(v)}" for k, v in mining["negatives_by_miner"]["test"].items())
         + ".",
     ]
     trained = mining.get("trained_on_train_negatives") or []

@@ -112,8 +112,9 @@ def validation_scorer(kind: str, model, settings: dict):
             return [float(s) for s in scores]
 
         return PairScorer(predict)
-    return DenseScorer({"model": settings["base_model"], "batch_size": settings["batch_size"], "normalize": True},
-                       model=model)
+    return DenseScorer(
+        {"model": settings["base_model"], "batch_size": settings["batch_size"], "normalize": True}, model=model
+    )
 
 
 def evaluate(kind, model, val: dict, settings: dict) -> dict:
@@ -123,7 +124,12 @@ def evaluate(kind, model, val: dict, settings: dict) -> dict:
     model.eval()
     with torch.no_grad():
         result = score_arm(
-            kind, val["rows"], val["queries"], val["collection"], val["settings"], validation_scorer(kind, model, settings)
+            kind,
+            val["rows"],
+            val["queries"],
+            val["collection"],
+            val["settings"],
+            validation_scorer(kind, model, settings),
         )
     model.train()
     return result["metrics"]
@@ -170,8 +176,14 @@ def _fine_tune(kind, train, val, settings):
     def checkpoint(epoch):
         nonlocal best_state, since_best
         metrics = evaluate(kind, model, val, settings)
-        evaluations.append({"step": step, "epoch": epoch, "loss": round(sum(losses) / max(1, len(losses)), 6),
-                            **{k: metrics[k] for k in ("P@1", "MRR")}})
+        evaluations.append(
+            {
+                "step": step,
+                "epoch": epoch,
+                "loss": round(sum(losses) / max(1, len(losses)), 6),
+                **{k: metrics[k] for k in ("P@1", "MRR")},
+            }
+        )
         losses.clear()
         log.info("%s step %d/%d: val %s", kind, step, total, evaluations[-1])
         if best["metrics"] is None or metrics["MRR"] > best["metrics"]["MRR"]:
@@ -194,7 +206,7 @@ def _fine_tune(kind, train, val, settings):
             optimizer.step()
             schedule.step()
             optimizer.zero_grad()
-            losses.append(float(loss))
+            losses.append(float(loss.detach()))
             step += 1
             if step == total or (settings["eval_every"] and step % settings["eval_every"] == 0):
                 stop = checkpoint(epoch) or step == total
@@ -248,7 +260,9 @@ def run_fine_tune(kind, paths: dict, out_dir, out_report, settings: dict, score_
     from .score import read_texts_by_id
 
     collection = read_texts_by_id(paths["collection"])
-    texts = {split: {q["note_id"]: q["text"] for q in read_jsonl(paths[f"{split}_queries"])} for split in ("train", "val")}
+    texts = {
+        split: {q["note_id"]: q["text"] for q in read_jsonl(paths[f"{split}_queries"])} for split in ("train", "val")
+    }
     qchars, dchars = score_settings["query_chars"], score_settings["document_chars"]
     train = training_examples(read_jsonl(paths["train_mined"]), texts["train"], collection, qchars, dchars)
     val_rows = sorted(read_jsonl(paths["val_mined"]), key=lambda r: r["note_id"])
@@ -256,8 +270,12 @@ def run_fine_tune(kind, paths: dict, out_dir, out_report, settings: dict, score_
         val_rows = val_rows[: settings["val_queries"]]
     if not val_rows:
         raise ValueError("no val queries for early stopping: the val split has no mined query")
-    val = {"rows": val_rows, "queries": texts["val"], "collection": collection,
-           "settings": {**score_settings, "record_timing": False}}
+    val = {
+        "rows": val_rows,
+        "queries": texts["val"],
+        "collection": collection,
+        "settings": {**score_settings, "record_timing": False},
+    }
     model, report = fine_tune(kind, train, val, settings)
     save_model(model, kind, out_dir)
     report["model_sha256"] = model_fingerprint(str(out_dir))

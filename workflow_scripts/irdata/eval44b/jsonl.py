@@ -50,7 +50,9 @@ def iter_jsonl(path):
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise InputError(
-                    path, f"not valid UTF-8 (byte {exc.start + 1} of the line); re-encode the file as UTF-8", line=number
+                    path,
+                    f"not valid UTF-8 (byte {exc.start + 1} of the line); re-encode the file as UTF-8",
+                    line=number,
                 ) from exc
             if not line.strip():
                 continue

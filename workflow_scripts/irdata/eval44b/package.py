@@ -139,9 +139,7 @@ def shared_models(search: dict, arms: dict) -> dict:
     out = {}
     for miner, (part, keys) in _MINER_MODELS.items():
         mine = {k: search[part][k] for k in keys}
-        same = sorted(
-            arm for arm, s in arms.items() if part in s and {k: s[part].get(k) for k in keys} == mine
-        )
+        same = sorted(arm for arm, s in arms.items() if part in s and {k: s[part].get(k) for k in keys} == mine)
         out[miner] = {"settings": mine, "arms_with_the_same_model": same}
     return out
 
