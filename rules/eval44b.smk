@@ -207,6 +207,8 @@ use rule index_44b_miner_bm25 as index_44b_miner_dense with:
     threads: 2
     log:
         "logs/eval44b/index_44b_miner.dense.log",
+    benchmark:
+        "benchmarks/index_44b_miner/dense.tsv"
 
 
 rule mine_negatives:
