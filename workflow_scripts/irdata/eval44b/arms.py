@@ -231,7 +231,7 @@ class CrossEncoderScorer(Scorer):
         from ..retrieval.dense import model_fingerprint, model_path
 
         self.spec = spec
-        self.model = CrossEncoder(model_path(spec["model"]), device=spec.get("device") or "cpu")
+        self.model = CrossEncoder(model_path(spec["model"]), device=spec.get("device"))
         if spec.get("max_length"):
             self.model.max_seq_length = spec["max_length"]
         self.fingerprint = model_fingerprint(spec["model"])
