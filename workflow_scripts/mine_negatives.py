@@ -10,5 +10,5 @@ with rule_logging(snakemake) as log:
         snakemake.output.mined,
         snakemake.output.report,
         snakemake.params.settings,
-        snakemake.params.retrieval,
+        snakemake.params.search,
     )

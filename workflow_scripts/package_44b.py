@@ -1,4 +1,4 @@
-from irdata.eval44b.package import package
+from irdata.eval44b.package import RELEASE_KEYS, package
 from irdata.logs import rule_logging
 
 with rule_logging(snakemake) as log:
@@ -12,7 +12,7 @@ with rule_logging(snakemake) as log:
         "arms": list(snakemake.input.arms),
         "inputs": {"papers": snakemake.input.raw_papers, "reviews": snakemake.input.raw_reviews},
     }
-    out = {k: snakemake.output[k] for k in ("test", "results", "manifest", "train_pairs", "val_pairs", "sums")}
+    out = {k: snakemake.output[k] for k in (*RELEASE_KEYS, "sums")}
     manifest = package(paths, out, snakemake.params.settings)
     log.info(
         "released %s; disjointness %s",

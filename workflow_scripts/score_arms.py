@@ -8,7 +8,9 @@ with rule_logging(snakemake) as log:
         snakemake.input.queries,
         snakemake.input.collection,
         snakemake.output[0],
-        {**snakemake.params.settings, "llm_settings": snakemake.config.get("llm")},
+        # the LLM arm reads only the connection settings from the config (servers, timeouts: no output)
+        {**snakemake.params.settings, "llm_config": snakemake.config["llm"]},
+        training_report=snakemake.input.get("training"),
     )
     log.info(
         "arm %s on %d queries: %s, %s ms/query",

@@ -16,7 +16,7 @@ from irdata.provenance import module_closure
 REPO = Path(__file__).resolve().parents[2]
 RULE = re.compile(r"^rule (\w+):\n((?:[ \t]+.*\n|\n)+)", re.M)
 # conda-forge names of distributions whose PyPI name differs
-CONDA_NAMES = {"pytorch": "torch"}
+CONDA_NAMES = {"pytorch": "torch", "matplotlib-base": "matplotlib"}
 
 
 def rules() -> list[tuple[str, str, str]]:

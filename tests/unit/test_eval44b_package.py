@@ -9,11 +9,12 @@ import subprocess
 import pytest
 
 from irdata.eval44b.arms import Bm25Scorer
+from irdata.eval44b.inputs import read_texts_by_id
 from irdata.eval44b.jsonl import read_jsonl, write_json, write_jsonl
 from irdata.eval44b.mining import mine
 from irdata.eval44b.package import package
 from irdata.eval44b.queries import write_queries
-from irdata.eval44b.score import read_collection, run_arm
+from irdata.eval44b.score import run_arm
 from irdata.eval44b.screen import Screen
 from irdata.eval44b.split import SPLITS, split_papers
 
@@ -36,6 +37,7 @@ MINING = {
     "title_normalisation": "nfkd-casefold-alnum",
     "title_threshold": 0.9,
     "batch_size": 16,
+    "train_negatives_exclude": [],
 }
 RETRIEVAL = {
     "bm25": {"k1": 0.9, "b": 0.4, "stopwords": "en", "stemmer": "english"},
@@ -57,6 +59,11 @@ SCORING = {
     "cross_encoders": [],
     "llm": {"enabled": False},
     "record_timing": False,
+}
+ARM_COMMON = {k: SCORING[k] for k in ("query_chars", "document_chars", "seed", "negatives", "record_timing")}
+ARMS = {
+    "random": {**ARM_COMMON, "kind": "random"},
+    "bm25": {**ARM_COMMON, "kind": "bm25", "bm25": RETRIEVAL["bm25"]},
 }
 
 
@@ -122,7 +129,7 @@ def build(folder, settings=SCORING, mining=MINING):
     )
     qpaths = {s: w / f"queries/{s}.jsonl" for s in SPLITS}
     write_queries(w / "reviews.jsonl", qpaths, w / "queries/report.json", 200)
-    collection = read_collection(w / "papers.tsv")
+    collection = read_texts_by_id(w / "papers.tsv")
     papers = {p["key"]: p for p in read_jsonl(w / "papers.jsonl")}
     bm25 = Bm25Scorer(collection, 10**6, RETRIEVAL["bm25"])
     keys = list(collection)
@@ -130,7 +137,7 @@ def build(folder, settings=SCORING, mining=MINING):
     def lexical(texts, k, excludes):
         out = []
         for text, ex in zip(texts, excludes):
-            scores = bm25(text, keys)
+            scores = bm25.scores(text, keys)
             out.append([key for _, key in sorted(zip((-s for s in scores), keys)) if key not in ex][:k])
         return out
 
@@ -151,7 +158,8 @@ def build(folder, settings=SCORING, mining=MINING):
         write_json(w / f"mined/{s}.report.json", report)
     arms = []
     for arm in ("random", "bm25"):
-        run_arm(arm, w / "mined/test.jsonl", qpaths["test"], w / "papers.tsv", w / f"arms/{arm}.json", settings)
+        arm_settings = {**ARMS[arm], "record_timing": settings["record_timing"]}
+        run_arm(arm, w / "mined/test.jsonl", qpaths["test"], w / "papers.tsv", w / f"arms/{arm}.json", arm_settings)
         arms.append(w / f"arms/{arm}.json")
     rel = folder / "release"
     out = {
@@ -162,6 +170,7 @@ def build(folder, settings=SCORING, mining=MINING):
             ("manifest", "manifest.json"),
             ("train_pairs", "train_pairs.jsonl"),
             ("val_pairs", "val_pairs.jsonl"),
+            ("card", "README.md"),
             ("sums", "SHA256SUMS"),
         ]
     }
@@ -180,7 +189,9 @@ def build(folder, settings=SCORING, mining=MINING):
             "split": {"train_below": 0.8, "val_below": 0.9},
             "unresolvable_schemes": ["web"],
             "mining_recipe": mining,
+            "mining_search": RETRIEVAL,
             "scoring": dict(settings),
+            "arms": ARMS,
         },
     )
     return manifest, out
@@ -247,7 +258,7 @@ def test_sha256sums_pass_gnu_check(built):
     folder = out["sums"].parent
     lines = out["sums"].read_text().splitlines()
     assert [line.split("  ", 1)[1] for line in lines] == sorted(
-        ["manifest.json", "results.jsonl", "test.jsonl", "train_pairs.jsonl", "val_pairs.jsonl"]
+        ["README.md", "manifest.json", "results.jsonl", "test.jsonl", "train_pairs.jsonl", "val_pairs.jsonl"]
     )
     if shutil.which("sha256sum"):
         subprocess.run(["sha256sum", "-c", "--strict", "--quiet", "SHA256SUMS"], cwd=folder, check=True)
@@ -279,3 +290,28 @@ def test_train_negatives_can_withhold_test_papers(tmp_path, monkeypatch):
     assert manifest["disjointness"]["test_split_papers_as_train_negatives"] == 0
     assert manifest["disjointness"]["test_papers_as_train_negatives"] == 0
     assert manifest["mining"]["train_negatives_exclude"] == ["test"]
+
+
+def test_the_card_is_computed_from_the_release(built):
+    """Every number of the card's counts, disjointness and arm table is the manifest's or results'."""
+    manifest, out = built
+    card = out["card"].read_text()
+    results = {r["arm"]: r for r in map(json.loads, open(out["results"]))}
+    counts, proof = manifest["counts"], manifest["disjointness"]
+    for heading in ("## Contents", "## Counts", "## Split", "## Disjointness", "## Negatives", "## Performance"):
+        assert heading in card
+    assert f"| test.jsonl | {counts['files']['test']} |" in card
+    assert "| queries released | " + " | ".join(str(counts["queries_released"][s]) for s in SPLITS) + " |" in card
+    assert manifest["split"]["rule"] in card
+    assert f"negative: {proof['test_papers_as_train_negatives']} of {proof['test_papers']} " in card
+    bm25 = results["bm25"]
+    row = next(line for line in card.splitlines() if line.startswith("| ") and "BM25" in line)
+    assert f"| {bm25['P@1']:.3f} | {bm25['P@2']:.3f} | {bm25['P@3']:.3f} | {bm25['MRR']:.3f} |" in row
+    assert row.endswith(f"| — | {bm25['queries']} |")  # record_timing false: no ms/query
+    assert (
+        "lexical miner: k1 0.9, b 0.4, stopwords en, stemmer english. Arms scoring with the same model: bm25." in card
+    )
+    # the arm ranked first has the best P@1
+    first = next(line for line in card.splitlines() if line.startswith("| 1 |"))
+    best = max(results.values(), key=lambda r: r["P@1"])
+    assert f"| {best['P@1']:.3f} |" in first

@@ -1,10 +1,13 @@
 """44b Eval on real data: the ICLR 2017/2018 papers and reviews in ../shared/data/openreview-iclr,
-built end to end by Snakemake (format openreview-iclr), then the card's invariants checked."""
+built end to end by Snakemake (format openreview-iclr), then the card's invariants checked. The two
+fine-tuned arms train a few steps (the test checks the wiring, not the quality: the numbers of a
+full training are in the 44b notes). Required in CI: with CI=true a missing data folder fails."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -17,7 +20,21 @@ pytestmark = pytest.mark.workflow
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "openreview-iclr"
 SALT = "44b-training-pairs-2026-07-31:"
 RELEASE = "results/44b-eval-iclr"
-FILES = ["SHA256SUMS", "manifest.json", "results.jsonl", "test.jsonl", "train_pairs.jsonl", "val_pairs.jsonl"]
+FILES = [
+    "SHA256SUMS",
+    "README.md",
+    "manifest.json",
+    "results.jsonl",
+    "test.jsonl",
+    "train_pairs.jsonl",
+    "val_pairs.jsonl",
+]
+# a few steps of each fine-tune on the ~990 train queries, early-stopped on 16 val queries
+FINETUNE = {
+    "val_queries": 16,
+    "cross_encoder": {"max_length": 128, "max_steps": 6, "batch_queries": 4, "negatives_per_step": 3, "eval_every": 3},
+    "bi_encoder": {"max_length": 128, "max_steps": 6, "batch_queries": 4, "eval_every": 3},
+}
 
 
 def split_of(key: str) -> str:
@@ -32,7 +49,10 @@ def read_jsonl(path):
 @pytest.fixture(scope="module")
 def iclr_build(tmp_path_factory):
     if not (DATA / "papers.jsonl").is_file() or not (DATA / "reviews.jsonl").is_file():
-        pytest.skip(f"real ICLR data not found at {DATA} (shared/data is absent here)")
+        message = f"real ICLR data not found at {DATA} (shared/data is absent here)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{message}; CI must run this test")
+        pytest.skip(message)
     from conftest import Workflow, copy_repo
 
     wf = Workflow(copy_repo(tmp_path_factory.mktemp("iclr") / "wf"))
@@ -44,6 +64,7 @@ def iclr_build(tmp_path_factory):
             "release": RELEASE,
             # byte-comparable arms; the LLM arm (SmolLM2-135M on a CPU, ~30 s a query) is left out
             "scoring": {"record_timing": False, "llm": {"enabled": False}},
+            "finetune": FINETUNE,
         }
     }
     (wf.root / "iclr.yaml").write_text(yaml.safe_dump(extra))
@@ -91,7 +112,8 @@ def test_iclr_release_keeps_the_card_invariants(iclr_build):
     assert proof["test_papers_positive_in_train"] == 0
     assert not test_papers & {r["positive"]["id"] for r in train}
     assert proof["test_papers"] == len(test_papers)
-    assert proof["test_papers_as_train_negatives"] == len(test_papers & train_negs)
+    assert proof["test_papers_as_train_negatives"] == len(test_papers & train_negs) == 0  # withheld by default
+    assert manifest["mining"]["train_negatives_exclude"] == ["test"]
     counts = manifest["counts"]
     assert counts["queries_released"] == {"train": len(train), "val": len(val), "test": len(test)}
     for split in ("train", "val", "test"):
@@ -101,11 +123,21 @@ def test_iclr_release_keeps_the_card_invariants(iclr_build):
     assert manifest["id_schemes"]["collection"] == {"openreview": len(papers)}
 
     results = {r["arm"]: r for r in read_jsonl(rel / "results.jsonl")}
-    assert {"random", "bm25", "dense", "hybrid_rrf"} <= set(results)
+    assert set(results) == {"random", "bm25", "dense", "hybrid_rrf", "finetuned_cross_encoder", "finetuned_bi_encoder"}
     for r in results.values():
         assert r["queries"] == len(test) and r["truncation"] == {"query_chars": 600, "document_chars": 900}
     assert results["random"]["chance"]["within"] is True
     assert results["bm25"]["P@1"] > results["random"]["P@1"]
+    for arm, kind in (("finetuned_cross_encoder", "cross_encoder"), ("finetuned_bi_encoder", "bi_encoder")):
+        training = results[arm]["training"]
+        report = json.loads((wf.root / f"work/eval44b/models/{kind}.train.json").read_text())
+        assert training["model_sha256"] == report["model_sha256"] == results[arm]["model_sha256"]
+        assert 22_000_000 < training["parameters"] < 23_000_000 and training["steps"] <= 6
+        assert training["train_seconds"] is None  # record_timing false
+        assert manifest["scoring"]["fine_tuned"][arm] == training
+    assert manifest["mining"]["shared_with_arms"]["dense"]["arms_with_the_same_model"] == ["dense", "hybrid_rrf"]
+    card = (rel / "README.md").read_text()
+    assert f"{len(test)} test queries over {len(test_papers)} papers" in card and "finetuned_cross_encoder" in card
 
     if shutil.which("sha256sum"):
         subprocess.run(["sha256sum", "-c", "--strict", "--quiet", "SHA256SUMS"], cwd=rel, check=True)
@@ -132,3 +164,20 @@ def test_iclr_mining_and_scoring_rerun_byte_identical(iclr_build):
     wf.snakemake(*arms, "--cores", "2", "--forcerun", "score_arms", "--configfile", "iclr.yaml")
     for name in files + arms:
         assert (wf.root / name).read_bytes() == before[name], name
+
+
+def test_iclr_cross_encoder_brought_by_path_scores_like_the_trained_arm(iclr_build):
+    """A user's cross-encoder arm (eval44b.scoring.cross_encoders) pointing at a copy of the model the
+    workflow trained gives the fine-tuned arm's ranks, on the same 9-candidate sets."""
+    wf, _ = iclr_build
+    shutil.copytree(wf.root / "work/eval44b/models/cross_encoder", wf.root / "brought-reranker")
+    spec = {"name": "brought", "model": "brought-reranker", "max_length": FINETUNE["cross_encoder"]["max_length"]}
+    config = yaml.safe_load((wf.root / "iclr.yaml").read_text())
+    config["eval44b"]["scoring"]["cross_encoders"] = [spec]
+    (wf.root / "brought.yaml").write_text(yaml.safe_dump(config))
+    arm = "work/eval44b/arms/cross_encoder-brought.json"
+    wf.snakemake(arm, "--cores", "2", "--configfile", "brought.yaml")
+    brought = json.loads((wf.root / arm).read_text())
+    trained = json.loads((wf.root / "work/eval44b/arms/finetuned_cross_encoder.json").read_text())
+    assert brought["ranks"] == trained["ranks"] and brought["metrics"] == trained["metrics"]
+    assert brought["model_sha256"] == trained["model_sha256"] and "training" not in brought

@@ -42,13 +42,13 @@ def _loaded(llm_config_json: str) -> LLMSettings:
 def llm_params(llm_config: dict, stage: str) -> dict:
     """The LLM settings that change the answers of `stage` (irdata.llm ANSWER_SETTINGS, the stage's
     overrides applied): the `llm` part of a stage's settings."""
-    return {"stage": stage, **_loaded(json.dumps(llm_config, sort_keys=True)).for_stage(stage).answer_settings()}
+    return _loaded(json.dumps(llm_config, sort_keys=True)).for_stage(stage).answer_settings()
 
 
 def job_llm_settings(answer: dict, llm_config: dict) -> LLMSettings:
     """The settings a job's client runs with: what changes answers from the job's params, the
     connection (servers, timeouts, concurrency) from the config, where changing it reruns nothing."""
-    return settings_from_parts({k: v for k, v in answer.items() if k != "stage"}, connection_settings(llm_config))
+    return settings_from_parts(answer, connection_settings(llm_config))
 
 
 @dataclass(frozen=True)

@@ -4,23 +4,29 @@ Text as the card scores it: the query truncated to `query_chars` characters (600
 title + ". " + abstract to `document_chars` (900). Ties are broken by one seeded permutation of the
 candidates per query, shared by all arms, so a tie neither helps nor hurts the positive.
 
+An arm is an entry of `ARMS`, its kind (settings["kind"]) -> a factory(settings, collection) that
+returns a scorer; adding an arm is one entry. The kinds:
+
 - random: seeded uniform scores (checks chance: P@1 = 1/9).
-- bm25: BM25 with the `retrieval.bm25` settings and tokenizer (bm25s, Lucene variant); term
-  statistics over the truncated text of the whole collection, scores of the 9 candidates.
-- dense: the `retrieval.dense` model's embeddings of the truncated query and documents, inner
-  product (cosine when normalised), as the dense miner uses.
-- hybrid_rrf: reciprocal-rank fusion of the bm25 and dense rankings of the 9, 1/(k + rank), k = 60.
-- cross_encoder:<name>: a sentence-transformers CrossEncoder's score of each (query, document) pair.
+- bm25: BM25 with the arm's `bm25` settings and tokenizer (bm25s, Lucene variant); term statistics
+  over the truncated text of the whole collection, scores of the 9 candidates.
+- dense: the arm's `dense` model's embeddings of the truncated query and documents, inner product
+  (cosine when normalised). The off-the-shelf arm and the fine-tuned bi-encoder are both this kind.
+- hybrid_rrf: reciprocal-rank fusion (irdata.retrieval.search.rrf) of the bm25 and dense rankings of
+  the 9, 1/(k + rank), k = 60.
+- cross_encoder: a sentence-transformers CrossEncoder's score of each (query, document) pair, by local
+  path or model name: a reranker the user brings, and the one the workflow fine-tunes.
 - llm: the LLM layer's grade 0-3 of each (query, document) pair (pointwise).
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
+
+import numpy as np
 
 from .metrics import metrics_from_ranks, query_rng, rank_of_positive
-
-BASE_ARMS = ("random", "bm25", "dense", "hybrid_rrf")
 
 
 def truncate(text: str, chars: int) -> str:
@@ -38,8 +44,68 @@ def tie_order(seed: int, note_id: str, n: int) -> list[int]:
     return order
 
 
-class Bm25Scorer:
-    """BM25 scores of given candidates, with the retrieval section's BM25 settings and tokenizer.
+@dataclass(frozen=True)
+class Item:
+    """One query's candidate set as every scorer sees it (texts already truncated)."""
+
+    note_id: str
+    query: str
+    keys: list
+    docs: list
+    order: list
+
+
+class Scorer:
+    """Base of the arms' scorers: `__call__(item)` -> one score per candidate, higher is better.
+
+    `prepare` sees every query and document of the run first (batch encoding); `extras(result)` adds
+    the arm's own fields to its result record; `max_queries` limits the queries scored (None: all).
+    """
+
+    max_queries = None
+
+    def prepare(self, queries, docs) -> None:
+        pass
+
+    def __call__(self, item: Item) -> list[float]:
+        raise NotImplementedError
+
+    def extras(self, result: dict) -> dict:
+        return {}
+
+    def close(self) -> None:
+        pass
+
+
+class PairScorer(Scorer):
+    """Wraps f(query, docs) -> scores (a model that scores pairs)."""
+
+    def __init__(self, fn, info: dict | None = None):
+        self.fn = fn
+        self.info = info or {}
+
+    def __call__(self, item):
+        return self.fn(item.query, item.docs)
+
+    def extras(self, result):
+        return dict(self.info)
+
+
+class RandomScorer(Scorer):
+    def __init__(self, seed: int, n_candidates: int):
+        self.seed = seed
+        self.n_candidates = n_candidates
+
+    def __call__(self, item):
+        rng = query_rng(self.seed, f"random:{item.note_id}")
+        return [rng.random() for _ in item.keys]
+
+    def extras(self, result):
+        return {"chance": chance_check(result, self.n_candidates)}
+
+
+class Bm25Scorer(Scorer):
+    """BM25 scores of given candidates, with BM25 settings and tokenizer as the retrieval layer's.
 
     Term statistics come from the whole collection, each document truncated as scored.
     """
@@ -57,24 +123,29 @@ class Bm25Scorer:
             self._tokenize([truncate(collection[k], document_chars) for k in self.keys]), show_progress=False
         )
 
-    def __call__(self, query: str, keys: list[str]) -> list[float]:
+    def scores(self, query: str, keys: list[str]) -> list[float]:
         qtok = [t for t in self._tokenize([query])[0] if t in self.retriever.vocab_dict]
         if not qtok:
             return [0.0] * len(keys)
         scores = self.retriever.get_scores(qtok)
         return [float(scores[self.index[k]]) for k in keys]
 
+    def __call__(self, item):
+        return self.scores(item.query, item.keys)
 
-class DenseScorer:
-    """Inner product of the retrieval section's dense model's embeddings (cosine when it normalises).
+
+class DenseScorer(Scorer):
+    """Inner product of a sentence-transformers model's embeddings (cosine when it normalises).
 
     `prepare` encodes every query and document of the run in batches once; scoring then looks them up.
+    A model passed in (one being trained) is not the folder the settings name: no fingerprint then.
     """
 
     def __init__(self, dense_settings: dict, model=None):
         from ..retrieval.dense import load_model
 
         self.settings = dense_settings
+        self.loaded = model is None
         self.model = model if model is not None else load_model(dense_settings)
         self.queries: dict = {}
         self.docs: dict = {}
@@ -94,16 +165,21 @@ class DenseScorer:
         self.queries.update(self._encode(sorted(set(queries) - set(self.queries)), True))
         self.docs.update(self._encode(sorted(set(docs) - set(self.docs)), False))
 
-    def __call__(self, query: str, docs: list[str]) -> list[float]:
+    def scores(self, query: str, docs: list[str]) -> list[float]:
         self.prepare([query], docs)
         q = self.queries[query]
         return [float(self.docs[d] @ q) for d in docs]
 
+    def __call__(self, item):
+        return self.scores(item.query, item.docs)
 
-def rrf(rankings, k: int = 60) -> list[float]:
-    """Fused scores: sum over rankings of 1/(k + rank); `rankings` are lists of 1-based ranks per candidate."""
-    n = len(rankings[0])
-    return [sum(1.0 / (k + ranking[i]) for ranking in rankings) for i in range(n)]
+    def extras(self, result):
+        from ..retrieval.dense import model_fingerprint
+
+        return {
+            "model": self.settings["model"],
+            **({"model_sha256": model_fingerprint(self.settings["model"])} if self.loaded else {}),
+        }
 
 
 def ranks_from_scores(scores, order) -> list[int]:
@@ -116,45 +192,111 @@ def ranks_from_scores(scores, order) -> list[int]:
     return ranks
 
 
-def score_arm(arm: str, rows, queries: dict, collection: dict, settings: dict, scorer=None) -> dict:
+def fuse_ranks(rankings, k: int = 60) -> list[float]:
+    """RRF score of each candidate from its 1-based rank in each ranking, by the retrieval layer's rrf."""
+    from ..retrieval.common import Hits
+    from ..retrieval.search import rrf
+
+    runs = []
+    for ranks in rankings:
+        best_first = np.argsort(np.asarray(ranks), kind="stable")
+        runs.append(Hits(best_first, np.zeros(len(ranks), dtype=np.float32), best_first.astype(np.int64)))
+    fused = rrf(runs, k)
+    scores = np.zeros(len(rankings[0]), dtype=np.float64)
+    scores[fused.rows] = fused.scores
+    return scores.tolist()
+
+
+class HybridScorer(Scorer):
+    def __init__(self, bm25: Bm25Scorer, dense: DenseScorer, k: int):
+        self.bm25, self.dense, self.k = bm25, dense, k
+
+    def prepare(self, queries, docs):
+        self.dense.prepare(queries, docs)
+
+    def __call__(self, item):
+        rankings = [ranks_from_scores(self.bm25(item), item.order), ranks_from_scores(self.dense(item), item.order)]
+        return fuse_ranks(rankings, self.k)
+
+    def extras(self, result):
+        return self.dense.extras(result)
+
+
+class CrossEncoderScorer(Scorer):
+    """A sentence-transformers CrossEncoder (local folder or model name) scoring each (query, document)."""
+
+    def __init__(self, spec: dict):
+        from sentence_transformers import CrossEncoder
+
+        from ..retrieval.dense import model_fingerprint, model_path
+
+        self.spec = spec
+        self.model = CrossEncoder(model_path(spec["model"]), device=spec.get("device"))
+        if spec.get("max_length"):
+            self.model.max_seq_length = spec["max_length"]
+        self.fingerprint = model_fingerprint(spec["model"])
+
+    def __call__(self, item):
+        pairs = [(item.query, d) for d in item.docs]
+        scores = self.model.predict(pairs, batch_size=self.spec.get("batch_size", 32), show_progress_bar=False)
+        return [float(s) for s in scores]
+
+    def extras(self, result):
+        return {"model": self.spec["model"], "model_sha256": self.fingerprint}
+
+
+# kind -> factory(settings, collection) -> Scorer; the LLM arm, which needs the LLM layer, is added
+# by score.py (the rule that scores the release's arms), so that fine-tuning does not depend on it
+ARMS = {
+    "random": lambda s, c: RandomScorer(s["seed"], 1 + s["negatives"]),
+    "bm25": lambda s, c: Bm25Scorer(c, s["document_chars"], s["bm25"]),
+    "dense": lambda s, c: DenseScorer(s["dense"]),
+    "hybrid_rrf": lambda s, c: HybridScorer(
+        Bm25Scorer(c, s["document_chars"], s["bm25"]), DenseScorer(s["dense"]), s["rrf_k"]
+    ),
+    "cross_encoder": lambda s, c: CrossEncoderScorer(s["cross_encoder"]),
+}
+
+
+def make_scorer(settings: dict, collection: dict, registry: dict = ARMS) -> Scorer:
+    kind = settings["kind"]
+    if kind not in registry:
+        raise ValueError(f"unknown arm kind {kind!r}; expected one of {sorted(registry)}")
+    return registry[kind](settings, collection)
+
+
+def score_arm(arm: str, rows, queries: dict, collection: dict, settings: dict, scorer: Scorer | None = None,
+              registry: dict = ARMS) -> dict:
     """Score one arm on the mined rows. `queries`: note_id -> text; `collection`: key -> text.
 
-    `scorer` for model arms: f(query, docs) -> scores (a cross-encoder or the LLM); bm25/dense/hybrid
-    build their own. Returns the arm's result record with per-query ranks.
+    `scorer` defaults to the registry's for settings["kind"] (closed at the end). Returns the arm's result record with
+    per-query ranks and the scorer's extras.
     """
     qchars, dchars, seed = settings["query_chars"], settings["document_chars"], settings["seed"]
-    bm25 = dense = None
-    if arm in ("bm25", "hybrid_rrf"):
-        bm25 = Bm25Scorer(collection, dchars, settings["retrieval"]["bm25"])
-    if arm in ("dense", "hybrid_rrf"):
-        dense = scorer if isinstance(scorer, DenseScorer) else DenseScorer(settings["retrieval"]["dense"])
+    if scorer is None:
+        scorer = make_scorer(settings, collection, registry)
+        try:
+            return score_arm(arm, rows, queries, collection, settings, scorer)
+        finally:
+            scorer.close()
+    if scorer.max_queries:
+        rows = rows[: scorer.max_queries]
     ranks, per_query = [], []
     start = time.perf_counter()
-    if dense is not None:
-        dense.prepare(
-            [truncate(queries[r["note_id"]], qchars) for r in rows],
-            [truncate(collection[k], dchars) for r in rows for k in candidate_keys(r)],
-        )
+    scorer.prepare(
+        [truncate(queries[r["note_id"]], qchars) for r in rows],
+        [truncate(collection[k], dchars) for r in rows for k in candidate_keys(r)],
+    )
     for row in rows:
         keys = candidate_keys(row)
-        query = truncate(queries[row["note_id"]], qchars)
-        docs = [truncate(collection[k], dchars) for k in keys]
-        order = tie_order(seed, row["note_id"], len(keys))
-        if arm == "random":
-            rng = query_rng(seed, f"random:{row['note_id']}")
-            scores = [rng.random() for _ in keys]
-        elif arm == "bm25":
-            scores = bm25(query, keys)
-        elif arm == "dense":
-            scores = dense(query, docs)
-        elif arm == "hybrid_rrf":
-            rankings = [ranks_from_scores(bm25(query, keys), order), ranks_from_scores(dense(query, docs), order)]
-            scores = rrf(rankings, settings["rrf_k"])
-        else:
-            if scorer is None:
-                raise ValueError(f"arm {arm!r} needs a scorer")
-            scores = scorer(query, docs)
-        rank = rank_of_positive(scores, 0, order)
+        item = Item(
+            note_id=row["note_id"],
+            query=truncate(queries[row["note_id"]], qchars),
+            keys=keys,
+            docs=[truncate(collection[k], dchars) for k in keys],
+            order=tie_order(seed, row["note_id"], len(keys)),
+        )
+        rank = rank_of_positive(scorer(item), 0, item.order)
         ranks.append(rank)
         per_query.append({"note_id": row["note_id"], "rank": rank})
     elapsed = time.perf_counter() - start
@@ -167,6 +309,7 @@ def score_arm(arm: str, rows, queries: dict, collection: dict, settings: dict, s
         "truncation": {"query_chars": qchars, "document_chars": dchars},
         "ranks": per_query,
     }
+    result.update(scorer.extras(result))
     return result
 
 

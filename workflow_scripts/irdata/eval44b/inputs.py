@@ -15,6 +15,7 @@ Semantic Scholar id; a review's summary is its `summary_first_paragraph`.
 from __future__ import annotations
 
 from ..errors import InputError
+from ..tsv import read_id_text_tsv
 from .jsonl import iter_jsonl
 
 FORMATS = ("44b", "openreview-iclr")
@@ -128,3 +129,9 @@ def paper_text(paper) -> str:
     title = paper["title"].strip().rstrip(".")
     text = f"{title}. {paper['abstract'].strip()}".strip()
     return " ".join(text.split())
+
+
+def read_texts_by_id(path) -> dict:
+    """An id<TAB>text file as a dict id -> text (the 44b collection, papers.tsv)."""
+    table = read_id_text_tsv(path)
+    return dict(zip(table.column("id").to_pylist(), table.column("text").to_pylist()))

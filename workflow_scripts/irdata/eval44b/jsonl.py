@@ -8,6 +8,8 @@ from pathlib import Path
 from ..atomic import atomic_open
 from ..errors import InputError
 
+BOM = b"\xef\xbb\xbf"
+
 
 def dumps(record) -> str:
     return json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(", ", ": "))
@@ -32,12 +34,26 @@ def read_json(path):
 
 
 def iter_jsonl(path):
-    """Yield (line number, record) for every non-blank line; a bad line is an InputError."""
+    """Yield (line number, record) for every non-blank line; a bad line is an InputError.
+
+    A UTF-8 byte-order mark at the start is skipped (as the TSV readers do); bytes that are not
+    UTF-8 are an InputError naming the line.
+    """
     path = Path(path)
     if not path.exists():
         raise InputError(path, "file not found; check the path in config.yaml")
-    with open(path, encoding="utf-8") as fh:
-        for number, line in enumerate(fh, start=1):
+    with open(path, "rb") as fh:
+        for number, raw in enumerate(fh, start=1):
+            if number == 1 and raw.startswith(BOM):
+                raw = raw[len(BOM) :]
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(
+                    path,
+                    f"not valid UTF-8 (byte {exc.start + 1} of the line); re-encode the file as UTF-8",
+                    line=number,
+                ) from exc
             if not line.strip():
                 continue
             try:

@@ -7,27 +7,34 @@ The prompt is a template file (prompts/grade_44b_pair.txt in the workflow) with 
 
 from __future__ import annotations
 
+from .arms import Scorer
+
 CHOICES = ("0", "1", "2", "3")
 
 
-class LlmScorer:
-    def __init__(self, llm_settings, prompt_path, stage: str = "arm44b"):
-        from ..llm import SyncClient, journal_path_for, load_settings
+class LlmScorer(Scorer):
+    def __init__(self, llm_answer: dict, llm_config: dict, prompt_path, stage: str = "arm44b", max_queries=None):
+        """llm_answer: the arm's LLM answer settings (a rule param); llm_config: the config's `llm:`
+        section, of which only the connection settings are read (they change no answer)."""
+        from ..llm import SyncClient, connection_settings, journal_path_for, settings_from_parts
         from ..prompts import Prompt
+        from ..provenance import sha256_file
 
         self.prompt = Prompt(prompt_path)
-        settings = load_settings(llm_settings)
+        settings = settings_from_parts(llm_answer, connection_settings(llm_config))
         self.client = SyncClient(settings, journal_path_for(settings, "score_arms", "llm"))
         self.stage = stage
         self.failures = 0
         self.model_name = settings.for_stage(stage).model
+        self.max_queries = max_queries
+        self.prompt_sha256 = sha256_file(prompt_path)
 
     def messages(self, query: str, document: str) -> list[dict]:
         return [{"role": "user", "content": self.prompt.render(query=query, document=document)}]
 
-    def __call__(self, query: str, docs: list[str]) -> list[float]:
+    def __call__(self, item) -> list[float]:
         results = self.client.grade_many(
-            [self.messages(query, d) for d in docs], choices=CHOICES, stage=self.stage, progress=False
+            [self.messages(item.query, d) for d in item.docs], choices=CHOICES, stage=self.stage, progress=False
         )
         scores = []
         for result in results:
@@ -37,6 +44,9 @@ class LlmScorer:
             else:
                 scores.append(float(result.label))
         return scores
+
+    def extras(self, result):
+        return {"model": self.model_name, "prompt_sha256": self.prompt_sha256, "failures": self.failures}
 
     def close(self):
         self.client.close()

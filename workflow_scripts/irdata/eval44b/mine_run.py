@@ -1,8 +1,15 @@
-"""The mine_negatives job: the retrieval layer's Searcher as the dense and lexical miners."""
+"""The mine_negatives job: the retrieval layer's Searcher as the dense and lexical miners.
+
+The miners search with `search` ({"bm25", "dense"}: eval44b.mining.bm25 / .dense over the retrieval
+section), over the shared papers44b indexes when those settings are the retrieval section's, or over
+indexes of their own (`build_miner_index`) when a config mines with other models than it scores.
+"""
 
 from __future__ import annotations
 
 import logging
+import tempfile
+from pathlib import Path
 
 from ..retrieval.search import Searcher
 from .jsonl import read_jsonl, write_json, write_jsonl
@@ -45,13 +52,34 @@ def index_recipe(searcher: Searcher) -> dict:
     }
 
 
+def build_miner_index(kind: str, collection, out_dir, settings: dict, threads: int = 1) -> dict:
+    """A miner's own index of the 44b collection, with the retrieval layer's builders (one encoding job)."""
+    if kind == "bm25":
+        from ..retrieval.bm25 import build_bm25_index
+
+        return build_bm25_index(collection, out_dir, settings, show_progress=False)
+    if kind != "dense":
+        raise ValueError(f"unknown miner index {kind!r}; expected bm25 or dense")
+    import faiss
+    import torch
+
+    from ..retrieval.dense import build_dense_index, encode_passages
+
+    torch.set_num_threads(threads)
+    faiss.omp_set_num_threads(threads)
+    with tempfile.TemporaryDirectory(prefix="encoded.", dir=Path(out_dir).parent) as tmp:
+        npy, meta = Path(tmp) / "0000.npy", Path(tmp) / "0000.json"
+        encode_passages(collection, npy, meta, shard=0, shards=1, settings=settings, show_progress=False)
+        return build_dense_index(collection, [npy], [meta], out_dir, settings, show_progress=False)
+
+
 def run_mining(
-    queries_path, papers_path, bm25_dir, dense_dir, out_rows, out_report, settings: dict, retrieval: dict
+    queries_path, papers_path, bm25_dir, dense_dir, out_rows, out_report, settings: dict, search: dict
 ) -> dict:
     queries = read_jsonl(queries_path)
     papers = {p["key"]: p for p in read_jsonl(papers_path)}
     screen = Screen(papers, settings["title_threshold"], settings["title_normalisation"])
-    searcher = Searcher(retrieval, bm25_dir=bm25_dir, dense_dir=dense_dir)
+    searcher = Searcher(search, bm25_dir=bm25_dir, dense_dir=dense_dir)
     split_of = {key: p["split"] for key, p in papers.items()}
     rows, report = mine(queries, screen, searchers_from(searcher), settings, settings["batch_size"], split_of)
     report["indexes"] = index_recipe(searcher)

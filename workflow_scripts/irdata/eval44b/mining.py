@@ -19,7 +19,10 @@ from .metrics import query_rng
 from .screen import Screen
 
 RECIPE = {
-    "query": "the review's summary text (whole), searched against every paper of the collection, all splits",
+    "query": (
+        "the review's summary text (whole), searched against every paper of the collection, all splits, "
+        "less the papers of the train_negatives_exclude splits for a train query"
+    ),
     "dense_miner": "nearest neighbours of the query embedding among the paper embeddings (title + '. ' + abstract)",
     "lexical_miner": "BM25 over title + '. ' + abstract",
     "screen": (

@@ -1,4 +1,4 @@
-"""The 44b Eval release: test.jsonl, results.jsonl, manifest.json, train/val pairs, SHA256SUMS.
+"""The 44b Eval release: test.jsonl, results.jsonl, manifest.json, train/val pairs, README.md, SHA256SUMS.
 
 Bytes are deterministic: fixed key order in the card's files, sorted keys elsewhere, rows sorted
 by note_id, no timestamps (ms/query is the one measured value; `record_timing: false` nulls it).
@@ -12,12 +12,15 @@ from pathlib import Path
 
 from ..atomic import atomic_open
 from ..provenance import sha256_file, sha256sums_text
+from .card import card_markdown
 from .jsonl import read_json, read_jsonl, write_json
 from .metrics import chance_metrics
 from .mining import RECIPE
 from .split import SPLITS
 
-RELEASE_FILES = ("test.jsonl", "results.jsonl", "manifest.json", "train_pairs.jsonl", "val_pairs.jsonl")
+RELEASE_FILES = ("test.jsonl", "results.jsonl", "manifest.json", "train_pairs.jsonl", "val_pairs.jsonl", "README.md")
+# the out keys of package(), one per RELEASE_FILES name
+RELEASE_KEYS = ("test", "results", "manifest", "train_pairs", "val_pairs", "card")
 
 
 def ref(paper: dict, unresolvable_schemes) -> dict:
@@ -117,9 +120,27 @@ def result_line(result: dict, arm_settings: dict | None = None) -> dict:
             "document_chars": result["truncation"]["document_chars"],
         },
     }
-    for extra in ("model", "prompt_sha256", "chance", "failures"):
+    for extra in ("model", "model_sha256", "prompt_sha256", "chance", "failures", "training"):
         if extra in result:
             out[extra] = result[extra]
+    return out
+
+
+# which arm kinds use which of a miner's settings: the lexical miner's BM25, the dense miner's model
+_MINER_MODELS = {
+    "lexical": ("bm25", ("k1", "b", "stopwords", "stemmer")),
+    "dense": ("dense", ("model", "normalize", "max_seq_length")),
+}
+
+
+def shared_models(search: dict, arms: dict) -> dict:
+    """Per miner: its settings and the arms that score with the same model (negatives that this model
+    found hard are hard for those arms: the mining recipe handicaps them against the others)."""
+    out = {}
+    for miner, (part, keys) in _MINER_MODELS.items():
+        mine = {k: search[part][k] for k in keys}
+        same = sorted(arm for arm, s in arms.items() if part in s and {k: s[part].get(k) for k in keys} == mine)
+        out[miner] = {"settings": mine, "arms_with_the_same_model": same}
     return out
 
 
@@ -127,8 +148,8 @@ def package(paths: dict, out: dict, settings: dict) -> dict:
     """Assemble the release from the work files.
 
     paths: papers (papers.jsonl), split_report, queries_report, mined {split: jsonl},
-    mining_reports {split: json}, arms [json], inputs {name: path}. out: one path per RELEASE_FILES
-    name (stem keys: test, results, manifest, train_pairs, val_pairs) plus sums.
+    mining_reports {split: json}, arms [json], inputs {name: path}. out: one path per RELEASE_KEYS
+    (the RELEASE_FILES) plus sums.
     """
     papers = {p["key"]: p for p in read_jsonl(paths["papers"])}
     unresolvable = tuple(settings["unresolvable_schemes"])
@@ -177,6 +198,9 @@ def package(paths: dict, out: dict, settings: dict) -> dict:
         "mining": {
             **settings["mining_recipe"],
             "recipe": RECIPE,
+            "search": settings["mining_search"],
+            "shared_with_arms": shared_models(settings["mining_search"], settings["arms"]),
+            "trained_on_train_negatives": sorted(r["arm"] for r in arm_results if "training" in r),
             "indexes": mining_reports["test"].get("indexes"),
             "negatives_by_miner": {s: mining_reports[s]["negatives_by_miner"] for s in SPLITS},
             "screen_counts": {s: mining_reports[s]["screen"] for s in SPLITS},
@@ -186,15 +210,17 @@ def package(paths: dict, out: dict, settings: dict) -> dict:
         "scoring": {
             **settings["scoring"],
             "arms": [r["arm"] for r in arm_results],
+            "arm_settings": settings["arms"],
+            "fine_tuned": {r["arm"]: r["training"] for r in arm_results if "training" in r},
             "chance": chance_metrics(1 + settings["mining_recipe"]["negatives"]),
         },
         "inputs": {name: {"path": str(p), "sha256": sha256_file(p)} for name, p in sorted(paths["inputs"].items())},
     }
     write_json(out["manifest"], manifest)
+    with atomic_open(out["card"]) as fh:
+        fh.write(card_markdown(manifest, [result_line(r) for r in arm_results]))
     folder = Path(out["sums"]).parent
-    names = sorted(
-        Path(out[k]).relative_to(folder).as_posix() for k in ("test", "results", "manifest", "train_pairs", "val_pairs")
-    )
+    names = sorted(Path(out[k]).relative_to(folder).as_posix() for k in RELEASE_KEYS)
     with atomic_open(out["sums"]) as fh:
         fh.write(sha256sums_text(folder, names))
     return manifest

@@ -1,0 +1,195 @@
+"""The release's dataset card (README.md): the sections of spec/44b-eval.card.txt, every number
+computed from the manifest and the arms' results, none typed in. No dates: same inputs, same bytes."""
+
+from __future__ import annotations
+
+from .split import SPLITS
+
+ARM_TITLES = {
+    "random": "Random (chance check)",
+    "bm25": "BM25 (keyword)",
+    "dense": "Dense ({model})",
+    "hybrid_rrf": "Hybrid RRF (k = {rrf_k})",
+    "finetuned_cross_encoder": "Cross-encoder fine-tuned on train ({params}M, from {base})",
+    "finetuned_bi_encoder": "Bi-encoder fine-tuned on train ({params}M, from {base})",
+    "llm": "LLM pointwise grade 0-3 ({model})",
+}
+FILE_WHAT = {
+    "test.jsonl": "{note_id, note_url, kind, positive{scheme,id,url}, negatives[%d]{scheme,id,url}}: a line a query",
+    "results.jsonl": "the scorer's output per arm: P@1, P@2, P@3, MRR, mean rank, ms/query, truncation settings",
+    "manifest.json": "split rule and seed, counts, disjointness proof, negative-mining recipe, ID-scheme census",
+    "train_pairs.jsonl": "the train split's queries as test.jsonl, each negative with its miner and rank",
+    "val_pairs.jsonl": "the val split's queries, the same shape",
+}
+
+
+def _n(value) -> str:
+    return f"{value:,}" if isinstance(value, int) else str(value)
+
+
+def _f(value, digits: int = 3) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part / whole:.1%}" if whole else "—"
+
+
+def arm_title(result: dict, scoring: dict) -> str:
+    arm = result["arm"]
+    training = result.get("training") or {}
+    template = ARM_TITLES.get(arm, "Cross-encoder {model} (brought)" if arm.startswith("cross_encoder-") else arm)
+    return template.format(
+        model=result.get("model", ""),
+        rrf_k=scoring.get("rrf_k"),
+        params=f"{training.get('parameters', 0) / 1e6:.1f}",
+        base=training.get("base_model", ""),
+    )
+
+
+def arm_table(results: list[dict], scoring: dict) -> list[str]:
+    ranked = sorted(results, key=lambda r: (-(r["P@1"] or 0), r["arm"]))
+    lines = [
+        "| Rank | Arm | P@1 | P@2 | P@3 | MRR | mean rank | ms/query | queries |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for rank, r in enumerate(ranked, start=1):
+        ms = "—" if r["ms_per_query"] is None else f"{r['ms_per_query']:.1f}"
+        lines.append(
+            f"| {rank} | {arm_title(r, scoring)} | {_f(r['P@1'])} | {_f(r['P@2'])} | {_f(r['P@3'])} | {_f(r['MRR'])} "
+            f"| {_f(r['mean_rank'])} | {ms} | {_n(r['queries'])} |"
+        )
+    return lines
+
+
+def card_markdown(manifest: dict, results: list[dict]) -> str:
+    counts, proof, mining, scoring = (
+        manifest["counts"],
+        manifest["disjointness"],
+        manifest["mining"],
+        manifest["scoring"],
+    )
+    files = counts["files"]
+    n_neg = mining["negatives"]
+    test_q = counts["queries_released"]["test"]
+    chance = scoring["chance"]
+    lines = [
+        "# 44b Eval",
+        "",
+        "A frozen 9-way reranking benchmark over machine-learning papers, queried by their peer reviews: "
+        f"{_n(test_q)} test queries over {_n(proof['test_papers'])} papers, {1 + n_neg} candidates each "
+        f"(1 positive + {n_neg} hard negatives). Chance P@1 = {chance['P@1']:.3f}.",
+        "",
+        "## Contents",
+        "",
+        "| file | rows | what |",
+        "| --- | --- | --- |",
+    ]
+    for name, key in (
+        ("test.jsonl", "test"),
+        ("results.jsonl", "results"),
+        ("manifest.json", None),
+        ("train_pairs.jsonl", "train_pairs"),
+        ("val_pairs.jsonl", "val_pairs"),
+    ):
+        what = FILE_WHAT[name] % n_neg if "%d" in FILE_WHAT[name] else FILE_WHAT[name]
+        lines.append(f"| {name} | {_n(files[key]) if key else 1} | {what} |")
+    lines += [
+        "",
+        "SHA256SUMS holds the sha256 of every file above and of this card.",
+        "",
+        "## Counts",
+        "",
+        "| | train | val | test |",
+        "| --- | --- | --- | --- |",
+        "| papers | " + " | ".join(_n(counts["papers"][s]) for s in SPLITS) + " |",
+        "| reviews | " + " | ".join(_n(counts["reviews"][s]) for s in SPLITS) + " |",
+        f"| reviews shorter than {manifest['queries']['min_chars']} characters | "
+        + " | ".join(_n(counts["queries_too_short"][s]) for s in SPLITS)
+        + " |",
+        f"| queries without {n_neg} clean negatives (dropped) | "
+        + " | ".join(_n(counts["queries_lacking_negatives"][s]) for s in SPLITS)
+        + " |",
+        "| queries released | " + " | ".join(_n(counts["queries_released"][s]) for s in SPLITS) + " |",
+        "",
+        f"Query: {manifest['queries']['source']}, at least {manifest['queries']['min_chars']} characters. "
+        f"Reviews whose paper is not in the collection: {_n(counts['reviews_without_paper'])}.",
+        "",
+        "## Split",
+        "",
+        f"By {manifest['split']['unit']}: {manifest['split']['rule']}, salt `{manifest['split']['salt']}`, "
+        f"key `{manifest['split']['key_format']}`.",
+        "",
+        "## Disjointness",
+        "",
+        f"- Test papers that are a positive in train: {_n(proof['test_papers_positive_in_train'])}; in val: "
+        f"{_n(proof['test_papers_positive_in_val'])}.",
+        f"- Test papers that are some train query's negative: {_n(proof['test_papers_as_train_negatives'])} of "
+        f"{_n(proof['test_papers'])} ({_share(proof['test_papers_as_train_negatives'], proof['test_papers'])}); "
+        f"as a val negative: {_n(proof['test_papers_as_val_negatives'])}. "
+        + (
+            f"Papers of the {' and '.join(mining['train_negatives_exclude'])} split are never train negatives"
+            if mining["train_negatives_exclude"]
+            else "No split is withheld from train negatives, as on the card"
+        )
+        + " (`eval44b.mining.train_negatives_exclude`).",
+        "",
+        "## Negatives",
+        "",
+        f"{n_neg} per query, "
+        + ", ".join(f"{quota} from the {miner} miner" for miner, quota in mining["mix"].items())
+        + f": each miner's top {mining['depth']} over every paper of the collection, screened, the quota drawn "
+        f"(seed {mining['seed']}) from its first {mining['pool']} clean candidates.",
+        "",
+    ]
+    indexes = mining.get("indexes") or {}
+    shared = mining["shared_with_arms"]
+    for miner in ("dense", "lexical"):
+        settings = ", ".join(f"{k} {v}" for k, v in shared[miner]["settings"].items())
+        index = indexes.get(miner, {})
+        extra = f"; {index['index']} index, ef_search {index['ef_search']}" if miner == "dense" and index else ""
+        arms = ", ".join(shared[miner]["arms_with_the_same_model"]) or "none"
+        lines.append(f"- {miner} miner: {settings}{extra}. Arms scoring with the same model: {arms}.")
+    lines += [
+        f"- Screen: {mining['recipe']['screen']}; titles {mining['title_normalisation']}, similarity >= "
+        f"{mining['title_threshold']}.",
+        "- Screen rejections (test): "
+        + (", ".join(f"{k} {_n(v)}" for k, v in mining["screen_counts"]["test"].items()) or "none")
+        + ".",
+        "- Negatives by miner (test): "
+        + ", ".join(f"{k} {_n(v)}" for k, v in mining["negatives_by_miner"]["test"].items())
+        + ".",
+    ]
+    trained = mining.get("trained_on_train_negatives") or []
+    if trained:
+        lines.append(f"- Trained on the train split's mined negatives: {', '.join(trained)}.")
+    lines += [
+        "",
+        "## Performance",
+        "",
+        f"{_n(test_q)} test queries, {1 + n_neg} candidates each. Truncation at scoring: query "
+        f"{scoring['query_chars']} characters, document (title + abstract) {scoring['document_chars']} characters. "
+        "Retrieval arms are first-stage rankings of the same candidate sets.",
+        "",
+        *arm_table(results, scoring),
+        "",
+        "These are reranking numbers (picking the right paper out of nine confusable ones), not open-corpus "
+        "retrieval. ms/query is wall time on the build machine (— when the build does not record timing).",
+    ]
+    fine_tuned = scoring.get("fine_tuned") or {}
+    if fine_tuned:
+        lines += [
+            "",
+            "### Fine-tuned arms",
+            "",
+            "| arm | base | parameters | steps | epochs | best val MRR (step) | train s | threads | model sha256 |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        ]
+        for arm, t in sorted(fine_tuned.items()):
+            seconds = "—" if t["train_seconds"] is None else f"{t['train_seconds']:.0f}"
+            lines.append(
+                f"| {arm} | {t['base_model']} | {_n(t['parameters'])} | {_n(t['steps'])} | {t['epochs']} "
+                f"| {_f(t['best']['val']['MRR'])} ({t['best']['step']}) | {seconds} | {t['threads']} "
+                f"| `{t['model_sha256'][:16]}…` |"
+            )
+    return "\n".join(lines) + "\n"
