@@ -11,13 +11,16 @@ rule validate_msmarco_inputs:
         dev_answers=DOUBTING["dev_answers"],
         heldout_queries=DOUBTING["heldout_queries"],
     output:
-        f"{WORK}/doubting/inputs.json",
+        report=f"{WORK}/doubting/inputs.json",
+        store=STORES["msmarco"],  # the collection as the passage store every later stage reads
     # Input checks run before anything else, so bad input fails before an expensive job starts.
     priority: 100
     params:
         code=code_hash("workflow_scripts/validate_msmarco_inputs.py"),
     log:
         "logs/validate_msmarco_inputs.log",
+    benchmark:
+        "benchmarks/validate_msmarco_inputs.tsv"
     conda:
         "../envs/core.yaml"
     script:

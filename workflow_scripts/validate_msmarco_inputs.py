@@ -8,7 +8,7 @@ with rule_logging(snakemake) as log:
     inputs = snakemake.input
     report = validate_msmarco_inputs(
         inputs.collection, inputs.train_queries, inputs.train_qrels, inputs.dev_queries,
-        inputs.dev_qrels, inputs.dev_answers, list(inputs.heldout_queries),
+        inputs.dev_qrels, inputs.dev_answers, list(inputs.heldout_queries), passage_store=snakemake.output.store,
     )
     log.info("inputs valid: %s", report["rows"])
-    write_text_atomic(snakemake.output[0], json.dumps(report, indent=2, sort_keys=True) + "\n")
+    write_text_atomic(snakemake.output.report, json.dumps(report, indent=2, sort_keys=True) + "\n")

@@ -8,6 +8,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from .errors import InputError
+from .passage_store import write_passage_store
 from .provenance import sha256_file
 from .tsv import check_ids_known, read_id_text_tsv, read_trec_qrels
 
@@ -53,10 +54,12 @@ def read_reference_answers(path, known_query_ids: set[str] | None = None) -> dic
 
 
 def validate_msmarco_inputs(collection, train_queries, train_qrels, dev_queries, dev_qrels,
-                            dev_answers, heldout_queries) -> dict:
+                            dev_answers, heldout_queries, passage_store=None) -> dict:
     """Read and check every input; return a report with row counts and sha256 of each file.
 
-    Raises InputError at the first problem, naming the file, line and field.
+    Raises InputError at the first problem, naming the file, line and field. Once every input is
+    valid, the collection parsed here is written as the passage store `passage_store` (when given),
+    so that no later stage parses the TSV again.
     """
     passages = read_collection(collection)
     pids = passages.column("passage_id")
@@ -77,4 +80,6 @@ def validate_msmarco_inputs(collection, train_queries, train_qrels, dev_queries,
     inputs = [collection, train_queries, train_qrels, dev_queries, dev_qrels, dev_answers, *heldout_queries]
     for path in dict.fromkeys(inputs):
         report["files"][str(path)] = {"sha256": sha256_file(path), "bytes": Path(path).stat().st_size}
+    if passage_store is not None:
+        write_passage_store(passages.rename_columns(["id", "text"]), passage_store)
     return report
