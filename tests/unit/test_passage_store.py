@@ -32,7 +32,7 @@ def test_numeric_ids_sort_numerically_and_are_found_by_id_and_row(tmp_path):
     assert store.ids.to_pylist() == ["0", "9", "10", "100"]
     assert store["10"] == "ten" and store.get("9") == "nine" and store.get(100) == "hundred"
     assert "0" in store and "012" not in store and "11" not in store and "-1" not in store and "" not in store
-    assert store.get("010") is None  # not a canonical integer, so not the id 10
+    assert store.get("010") is None and store.get("10\n") is None  # not canonical integers, so not the id 10
     with pytest.raises(KeyError):
         store["11"]
     assert store.texts(["100", "0", "100"]) == ["hundred", "zero", "hundred"]

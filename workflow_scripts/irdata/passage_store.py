@@ -102,10 +102,10 @@ class PassageStore:
         return self._lookup.find(pids)
 
     def __contains__(self, pid) -> bool:
-        return bool(self.rows_of([pid])[0] >= 0)
+        return self._lookup.find_one(pid) >= 0
 
     def get(self, pid) -> str | None:
-        row = int(self.rows_of([pid])[0])
+        row = self._lookup.find_one(pid)
         return self._text[row].as_py() if row >= 0 else None
 
     def __getitem__(self, pid) -> str:

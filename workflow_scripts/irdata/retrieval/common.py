@@ -22,7 +22,7 @@ import pyarrow.ipc as ipc
 IDS_FILE = "ids.arrow"
 SETTINGS_FILE = "settings.json"
 _INT_ID = r"^(0|[1-9][0-9]{0,17})$"  # canonical integers that fit int64 ("012" is a string id)
-_INT_ID_RE = re.compile(_INT_ID)
+_INT_ID_RE = re.compile(r"0|[1-9][0-9]{0,17}")  # the same, for fullmatch (no trailing newline)
 
 
 class IndexMismatchError(ValueError):
@@ -79,26 +79,37 @@ class IdLookup:
             chunks = [chunk for chunk in keys.chunks if len(chunk)]
             self._keys = [chunk.to_numpy(zero_copy_only=True) for chunk in chunks]
             self._firsts = np.array([k[0] for k in self._keys], dtype=np.int64)
+            self._first_keys = self._firsts.tolist()
             self._starts = np.cumsum([0] + [len(k) for k in self._keys[:-1]], dtype=np.int64)
 
     def __len__(self) -> int:
         return len(self.ids)
 
+    def find_one(self, pid) -> int:
+        """The row of one id, -1 when absent (the LLM stages' fetch-by-id, without numpy's per-call cost)."""
+        pid = str(pid)
+        if not self.numeric:
+            column = _Strings(self.ids)
+            pos = bisect.bisect_left(column, pid)
+            return pos if pos < len(column) and column[pos] == pid else -1
+        if not _INT_ID_RE.fullmatch(pid):
+            return -1
+        key = int(pid)
+        chunk = bisect.bisect_right(self._first_keys, key) - 1
+        if chunk < 0:
+            return -1
+        keys = self._keys[chunk]
+        pos = int(keys.searchsorted(key))
+        return int(self._starts[chunk]) + pos if pos < len(keys) and keys[pos] == key else -1
+
     def find(self, ids) -> np.ndarray:
         """The row of each id (int64), -1 where the id is not in the column."""
         ids = [str(i) for i in ids]
+        if not self.numeric or not ids:
+            return np.array([self.find_one(i) for i in ids], dtype=np.int64)
         rows = np.full(len(ids), -1, dtype=np.int64)
-        if not ids or not len(self.ids):
-            return rows
-        if not self.numeric:
-            column = _Strings(self.ids)
-            for i, value in enumerate(ids):
-                pos = bisect.bisect_left(column, value)
-                if pos < len(column) and column[pos] == value:
-                    rows[i] = pos
-            return rows
         # a string id that is not a canonical integer is in no numeric column
-        wanted = np.array([int(i) if _INT_ID_RE.match(i) else -1 for i in ids], dtype=np.int64)
+        wanted = np.array([int(i) if _INT_ID_RE.fullmatch(i) else -1 for i in ids], dtype=np.int64)
         chunk = np.searchsorted(self._firsts, wanted, side="right") - 1
         valid = (wanted >= 0) & (chunk >= 0)
         for c in np.unique(chunk[valid]):
