@@ -7,7 +7,9 @@ A synthetic collection (bench/synthetic.py: MS MARCO's passage lengths, Zipfian 
 vocabulary, so the vocabulary grows with the collection) is written as a passage store. Each step
 runs in a fresh interpreter, so its peak RSS is a job's own (imports included), as SLURM sees it:
 
-- build: the project's build_bm25_index (tokenized in chunks, CSC matrix filled in place), against
+- build: the project's build_bm25_index (tokenized in chunks, CSC matrix filled in place; with
+  --workers N, its peak is the main process's plus N times a tokenizing process's, measured alone
+  on one chunk: an upper bound, as forked workers share their parent's pages), against
   the named baseline, bm25s's own one-shot tokenize + index over every passage with the vocabulary
   then put in sorted order, as the project built it before (up to --one-shot-max passages; it holds
   every token as Python lists). Both must write the same bytes.
@@ -49,6 +51,14 @@ def build_chunked(store, out_dir, workers):
     from irdata.retrieval.bm25 import build_bm25_index
 
     return build_bm25_index(store, out_dir, settings()["bm25"], show_progress=False, workers=workers)
+
+
+def tokenize_chunk(store):
+    """One tokenizing process's work: the first CHUNK_ROWS passages (its peak is a worker's)."""
+    from irdata.passage_store import PassageStore
+    from irdata.retrieval.bm25 import CHUNK_ROWS, chunk_terms
+
+    return len(chunk_terms(PassageStore(store).slice_texts(0, CHUNK_ROWS), settings()["bm25"])[0])
 
 
 def build_one_shot(store, out_dir):
@@ -138,9 +148,12 @@ def main():
             store, chunked, one_shot = (str(Path(tmp) / name) for name in ("s.arrow", "chunked", "one_shot"))
             write_synthetic_store(Path(store), n)
             built = run_fresh("bench_bm25", "build_chunked", store, chunked, args.workers)
-            row = {"passages": n, "build s": built["seconds"], "peak MB": built["peak_mb"],
-                   "vocabulary": built["result"]["vocabulary"], "postings": built["result"]["postings"],
-                   "index MB": built["result"]["bytes"] / 2**20}
+            row = {"passages": n, "build s": built["seconds"], "tokenize s": built["result"]["tokenize_seconds"],
+                   "peak MB": built["peak_mb"], "vocabulary": built["result"]["vocabulary"],
+                   "postings": built["result"]["postings"], "index MB": built["result"]["bytes"] / 2**20}
+            if args.workers > 1:  # the workers are processes of their own: add theirs
+                row["worker peak MB"] = run_fresh("bench_bm25", "tokenize_chunk", store)["peak_mb"]
+                row["peak MB"] += args.workers * row["worker peak MB"]
             if n <= args.one_shot_max:
                 base = run_fresh("bench_bm25", "build_one_shot", store, one_shot)
                 for name in BM25S_FILES:

@@ -46,7 +46,7 @@ def test_numeric_ids_sort_numerically_and_are_found_by_id_and_row(tmp_path):
 
 def test_string_ids_sort_by_code_point_as_the_indexes_do(tmp_path):
     rows = [("b", "B"), ("12", "twelve"), ("012", "oh twelve"), ("é", "e acute"), ("a", "A"), ("z", "Z")]
-    table = pa.table({"id": [r[0] for r in rows], "text": [r[1] for r in rows]})
+    table = pa.table({"id": pa.array([r[0] for r in rows], pa.large_string()), "text": [r[1] for r in rows]})
     write_passage_store(table, tmp_path / "s.arrow")
     store = PassageStore(tmp_path / "s.arrow")
     assert not store.numeric

@@ -124,6 +124,7 @@ def build_bm25_index(collection, out_dir, settings: dict, show_progress: bool = 
             chunks.append((first, column[terms], counts, per_passage, lengths))
     if not vocab:
         raise ValueError("no passage has a word to index: every text is empty or only stopwords")
+    tokenized = time.perf_counter() - start_time
     retriever = bm25s.BM25(k1=settings["k1"], b=settings["b"], method=METHOD)
     retriever.scores, tokens = _score_matrix(chunks, vocab, n, settings)
     retriever.nonoccurrence_array = None  # the Lucene variant has none
@@ -139,8 +140,8 @@ def build_bm25_index(collection, out_dir, settings: dict, show_progress: bool = 
                              "bm25s": bm25s.__version__, "ids_sha256": store.ids_sha256,
                              **{key: settings[key] for key in BUILD_KEYS}, **stats})
         stats["bytes"] = sum(f.stat().st_size for f in tmp.iterdir())
-    stats.update(seconds=round(time.perf_counter() - start_time, 1), peak_rss_mb=round(peak_rss_mb()),
-                 workers=workers)
+    stats.update(seconds=round(time.perf_counter() - start_time, 1), tokenize_seconds=round(tokenized, 1),
+                 peak_rss_mb=round(peak_rss_mb()), workers=workers)
     log.info("BM25 index %s: %s", out_dir, stats)
     return stats
 

@@ -61,7 +61,7 @@ def _chunk_bytes(chunk: pa.Array) -> bytes:
 
 def id_columns(ids: pa.ChunkedArray | pa.Array) -> dict:
     """The columns that store ids for lookup: `id`, plus `key` (int64) when the ids are numeric."""
-    ids = pa.chunked_array(ids).combine_chunks()
+    ids = pc.cast(pa.chunked_array(ids).combine_chunks(), pa.string())
     return {"id": ids, "key": pc.cast(ids, pa.int64())} if numeric_ids(ids) else {"id": ids}
 
 
