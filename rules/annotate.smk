@@ -17,8 +17,7 @@ rule agent_search:
         unpack(stage_prompts("agent_search")),
         shard=SHARD,
         queries=split_queries,
-        collection=DOUBTING["collection"],
-        validated=rules.validate_msmarco_inputs.output[0],
+        collection=STORES["msmarco"],
         bm25=bm25_index_files("msmarco"),
         dense=dense_index_files("msmarco"),
     output:
@@ -50,7 +49,7 @@ rule grade:
         shard=SHARD,
         agent=shard_path("agent"),
         queries=split_queries,
-        collection=DOUBTING["collection"],
+        collection=STORES["msmarco"],
         qrels=lambda w: DOUBTING_CHECKED[f"{w.split}_qrels"],
     output:
         grades=shard_path("grades"),
@@ -77,7 +76,7 @@ rule generate_answer:
         agent=shard_path("agent", "train"),
         grades=shard_path("grades", "train"),
         queries=DOUBTING["train_queries"],
-        collection=DOUBTING["collection"],
+        collection=STORES["msmarco"],
     output:
         answers=shard_path("answers", "train"),
         stats=shard_path("stats", "train", rule="generate_answer"),
@@ -103,7 +102,7 @@ rule wood:
         agent=shard_path("agent", "train"),
         answers=shard_path("answers", "train"),
         queries=DOUBTING["train_queries"],
-        collection=DOUBTING["collection"],
+        collection=STORES["msmarco"],
     output:
         wood=shard_path("wood", "train"),
         stats=shard_path("stats", "train", rule="wood"),

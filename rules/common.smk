@@ -72,28 +72,26 @@ def shard_path(kind, split="{split}", shard="{shard}", rule=None):
     return _shard_file(WORK, kind, split, shard, rule)
 
 
-# Collections that the retrieval rules index, by name (the {collection} wildcard).
+# Collections that the retrieval rules index, by name (the {collection} wildcard): their TSV as
+# written or given, and their passage store (work/store/<name>/passages.arrow), which the indexes
+# read. MS MARCO's store is written by validate_msmarco_inputs, the 44b one by papers_store.
 COLLECTIONS = {
     "msmarco": DOUBTING["collection"],
     "papers44b": f"{WORK}/eval44b/papers.tsv",
 }
+STORES = {name: f"{WORK}/store/{name}/passages.arrow" for name in COLLECTIONS}
+# A file that exists when the DAG is built and bounds each collection's size: the number of
+# encoding jobs is known then (the 44b papers.tsv is written from the raw papers file).
+COLLECTION_SOURCES = {"msmarco": DOUBTING["collection"], "papers44b": config["eval44b"]["papers"]}
 
 
-def collection_path(wildcards):
-    return COLLECTIONS[wildcards.collection]
+def collection_store(wildcards):
+    return STORES[wildcards.collection]
 
 
 def llm_answer_settings(stage):
     """The LLM settings that change a stage's answers (not servers, timeouts or concurrency)."""
     return _llm_params(config["llm"], stage)
-
-
-def collection_validation(wildcards):
-    """The input check a collection must pass before it is indexed, so that no expensive stage
-    starts on bad input (the 44b collection is written by split_papers from checked input)."""
-    if wildcards.collection == "msmarco":
-        return f"{WORK}/doubting/inputs.json"
-    return []
 
 
 # Retrieval indexes (rules/retrieval.smk)
@@ -106,17 +104,28 @@ def retrieval_settings(part, keys):
 
 
 BM25_SETTINGS = RETRIEVAL["bm25"]
-# ef_search is applied when searching, device and encode_shards do not change the vectors
+# ef_search is applied when searching, device and encode_shard_mb do not change the vectors
 ENCODE_SETTINGS = retrieval_settings("dense", ["model", "normalize", "max_seq_length", "batch_size", "device"])
+# what a dense index's files depend on: its kind and parameters, and the search settings with
+# which its recall (recorded in settings.json) is measured
 DENSE_INDEX_SETTINGS = retrieval_settings(
-    "dense", ["model", "normalize", "max_seq_length", "hnsw_threshold", "hnsw_m", "ef_construction"]
+    "dense",
+    ["model", "normalize", "max_seq_length", "hnsw_threshold", "compressed_threshold", "compressed_index",
+     "hnsw_m", "ef_construction", "ef_search", "ivf_lists", "pq_m", "ivf_nprobe", "train_size", "sample_seed",
+     "recall_queries"],
 )
-ENCODE_SHARDS = RETRIEVAL["dense"]["encode_shards"]
+
+
+def encode_shard_count(collection):
+    """Encoding jobs of a collection: its source file's size over retrieval.dense.encode_shard_mb."""
+    path = Path(COLLECTION_SOURCES[collection])
+    size = path.stat().st_size if path.is_file() else 0  # a missing input fails in its own rule
+    return max(1, -(-size // int(RETRIEVAL["dense"]["encode_shard_mb"] * 2**20)))
 
 
 # Indexes are folders, declared by their files rather than as directory() outputs: Snakemake keeps
 # checksums of files, so a touched index (a copy, a checkout) reruns nothing downstream.
-BM25_FILES = ["settings.json", "ids.arrow", "params.index.json", "vocab.index.json",
+BM25_FILES = ["settings.json", "ids.arrow", "vocab.arrow", "params.index.json", "vocab.index.json",
               "data.csc.index.npy", "indices.csc.index.npy", "indptr.csc.index.npy"]
 DENSE_FILES = ["settings.json", "ids.arrow", "index.faiss"]
 
@@ -138,7 +147,8 @@ def dense_index_files(collection):
 
 
 def encoded_shards(wildcards, ext):
-    return [f"{WORK}/index/{wildcards.collection}/encoded/{i:04d}.{ext}" for i in range(ENCODE_SHARDS)]
+    shards = encode_shard_count(wildcards.collection)
+    return [f"{WORK}/index/{wildcards.collection}/encoded/{i:04d}.{ext}" for i in range(shards)]
 
 
 def split_queries(wildcards):

@@ -177,7 +177,7 @@ rule select_queries:
 
 rule index_44b_miner_bm25:
     input:
-        collection=COLLECTIONS["papers44b"],
+        collection=STORES["papers44b"],
     output:
         [f"{E44}/miners/bm25/{name}" for name in BM25_FILES],
     params:

@@ -46,8 +46,7 @@ if DOUBTING["audit"]["qrels"]:
             unpack(stage_prompts("audit_labels")),
             qrels=DOUBTING["audit"]["qrels"],
             queries=DOUBTING["audit"]["queries"],
-            collection=DOUBTING["collection"],
-            validated=rules.validate_msmarco_inputs.output[0],
+            collection=STORES["msmarco"],
         output:
             grades=f"{WORK}/doubting/audit/grades.parquet",
             audit=DOUBTING_AUDIT,

@@ -13,6 +13,7 @@ rule validate_msmarco_inputs:
     output:
         report=f"{WORK}/doubting/inputs.json",
         **DOUBTING_CHECKED,
+        store=STORES["msmarco"],  # the collection as the passage store every later stage reads
     # Input checks run before anything else, so bad input fails before an expensive job starts.
     priority: 100
     params:
@@ -20,6 +21,8 @@ rule validate_msmarco_inputs:
         settings={"qrels_missing_passages": DOUBTING["qrels_missing_passages"]},
     log:
         "logs/validate_msmarco_inputs.log",
+    benchmark:
+        "benchmarks/validate_msmarco_inputs.tsv"
     conda:
         "../envs/core.yaml"
     script:

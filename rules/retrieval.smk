@@ -1,24 +1,43 @@
-# Retrieval indexes over a named collection ({collection}: see COLLECTIONS / collection_path in
-# common.smk): BM25 (bm25s) and dense (sentence-transformers shards merged into faiss). Searching
-# is irdata.retrieval.search.Searcher, used by the agent and the negative miner.
+# Retrieval indexes over a named collection ({collection}: see COLLECTIONS / STORES in common.smk):
+# BM25 (bm25s) and dense (sentence-transformers shards merged into faiss), both read from the
+# collection's passage store. Searching is irdata.retrieval.search.Searcher, used by the agent and
+# the negative miner; passage texts by id are irdata.passage_store.PassageStore.
 
 wildcard_constraints:
     collection=r"[A-Za-z0-9_]+",
     shard=r"[0-9]{4}",
 
 
+# MS MARCO's store comes out of validate_msmarco_inputs (rules/queries.smk), which parses the TSV.
+rule papers_store:
+    input:
+        collection=COLLECTIONS["papers44b"],
+    output:
+        STORES["papers44b"],
+    params:
+        code=code_hash("workflow_scripts/papers_store.py"),
+    log:
+        "logs/papers_store.log",
+    conda:
+        "../envs/retrieval.yaml"
+    script:
+        "../workflow_scripts/papers_store.py"
+
+
 rule index_bm25:
     input:
-        collection=collection_path,
-        validated=collection_validation,
+        store=collection_store,
     output:
         bm25_index_files("{collection}"),
     params:
         code=code_hash("workflow_scripts/index_bm25.py", settings=BM25_SETTINGS),
         settings=BM25_SETTINGS,
         index_dir=lambda wildcards, output: os.path.dirname(output[0]),
+    threads: 4  # tokenizing processes; capped by --cores
     log:
         "logs/index_bm25/{collection}.log",
+    benchmark:
+        "benchmarks/index_bm25/{collection}.tsv"
     conda:
         "../envs/retrieval.yaml"
     script:
@@ -27,16 +46,19 @@ rule index_bm25:
 
 rule encode_passages:
     input:
-        collection=collection_path,
-        validated=collection_validation,
+        store=collection_store,
     output:
         embeddings=f"{WORK}/index/{{collection}}/encoded/{{shard}}.npy",
         meta=f"{WORK}/index/{{collection}}/encoded/{{shard}}.json",
     params:
         code=code_hash("workflow_scripts/encode_passages.py", settings=ENCODE_SETTINGS),
+        settings=ENCODE_SETTINGS,
+        shards=lambda wildcards: encode_shard_count(wildcards.collection),
     threads: 8  # torch on CPU; capped by --cores
     log:
         "logs/encode_passages/{collection}/{shard}.log",
+    benchmark:
+        "benchmarks/encode_passages/{collection}/{shard}.tsv"
     conda:
         "../envs/retrieval.yaml"
     script:
@@ -45,8 +67,7 @@ rule encode_passages:
 
 rule index_dense:
     input:
-        collection=collection_path,
-        validated=collection_validation,
+        store=collection_store,
         embeddings=lambda wildcards: encoded_shards(wildcards, "npy"),
         meta=lambda wildcards: encoded_shards(wildcards, "json"),
     output:
@@ -58,6 +79,8 @@ rule index_dense:
     threads: 8  # faiss's HNSW build is multi-threaded; capped by --cores
     log:
         "logs/index_dense/{collection}.log",
+    benchmark:
+        "benchmarks/index_dense/{collection}.tsv"
     conda:
         "../envs/retrieval.yaml"
     script:

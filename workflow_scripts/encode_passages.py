@@ -5,8 +5,7 @@ from irdata.retrieval.dense import encode_passages
 
 with rule_logging(snakemake) as log:
     torch.set_num_threads(snakemake.threads)
-    stats = encode_passages(snakemake.input.collection, snakemake.output.embeddings, snakemake.output.meta,
-                            shard=int(snakemake.wildcards.shard),
-                            shards=snakemake.config["retrieval"]["dense"]["encode_shards"],
-                            settings=snakemake.config["retrieval"]["dense"])
+    stats = encode_passages(snakemake.input.store, snakemake.output.embeddings, snakemake.output.meta,
+                            shard=int(snakemake.wildcards.shard), shards=snakemake.params.shards,
+                            settings=snakemake.params.settings)
     log.info("encode_passages %s shard %s: %s", snakemake.wildcards.collection, snakemake.wildcards.shard, stats)

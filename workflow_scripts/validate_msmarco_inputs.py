@@ -11,6 +11,7 @@ with rule_logging(snakemake) as log:
         inputs.dev_qrels, inputs.dev_answers, list(inputs.heldout_queries),
         qrels_missing_passages=snakemake.params.settings["qrels_missing_passages"],
         checked={key: snakemake.output[key] for key in ("train_qrels", "dev_qrels", "dev_answers")},
+        passage_store=snakemake.output.store,
     )
     log.info("inputs valid: %s; qrels rows dropped: %s", report["rows"], report["qrels_dropped"])
     write_text_atomic(snakemake.output.report, json.dumps(report, indent=2, sort_keys=True) + "\n")

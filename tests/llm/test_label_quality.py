@@ -18,6 +18,7 @@ from irdata.annotate.common import run_with_client
 from irdata.annotate.grading import GRADING_MODES, grade_pairs
 from irdata.annotate.passages import TextStore
 from irdata.llm import load_settings
+from irdata.passage_store import PassageStore, write_passage_store
 from irdata.prompts import Prompt
 
 pytestmark = pytest.mark.llm
@@ -37,12 +38,14 @@ PLANTS = {
 
 
 @pytest.fixture(scope="module")
-def dl19():
+def dl19(tmp_path_factory):
     if not SAMPLE.is_dir():
         if os.environ.get("CI"):
             pytest.fail(f"{SAMPLE} is missing: CI must provide the shared sample data")
         pytest.skip(f"{SAMPLE} is not here")
-    return (TextStore.queries(SAMPLE / "queries.dl19.tsv"), TextStore.collection(SAMPLE / "collection.tsv"))
+    store = tmp_path_factory.mktemp("dl19") / "passages.arrow"
+    write_passage_store(SAMPLE / "collection.tsv", store)
+    return TextStore.queries(SAMPLE / "queries.dl19.tsv"), PassageStore(store)
 
 
 def grade(settings, pairs, queries, passages):

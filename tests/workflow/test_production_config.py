@@ -9,6 +9,8 @@ import yaml
 
 pytestmark = pytest.mark.workflow
 
+COLLECTION_BYTES = 3_062_000_000  # MS MARCO's collection.tsv
+
 
 def production_inputs(root) -> dict:
     config = yaml.safe_load((root / "config/production.yaml").read_text())
@@ -18,6 +20,9 @@ def production_inputs(root) -> dict:
     for path in paths:
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text("placeholder\n")
+    # the collection as large as MS MARCO's (sparse: no disk used): the encoding jobs follow its size
+    with open(root / d["collection"], "r+b") as fh:
+        fh.truncate(COLLECTION_BYTES)
     return config
 
 
@@ -29,7 +34,8 @@ def test_the_production_config_plans_the_full_build(workflow):
     train, dev = config["doubting"]["shards"]["train"], config["doubting"]["shards"]["dev"]
     expected = {
         "validate_msmarco_inputs": 1, "dedup_train_queries": 1, "shard_queries": 1, "index_bm25": 1,
-        "encode_passages": config["retrieval"]["dense"]["encode_shards"], "index_dense": 1,
+        "encode_passages": -(-COLLECTION_BYTES // (config["retrieval"]["dense"]["encode_shard_mb"] << 20)),
+        "index_dense": 1,
         "agent_search": train + dev, "grade": train + dev, "generate_answer": train, "wood": train,
         "llm_identity": 1, "audit_labels": 1, "assemble": 1, "release_gate": 1, "stage_release": 1, "package": 1,
         "report_doubting": 1,

@@ -10,6 +10,7 @@ import pyarrow.compute as pc
 
 from .atomic import atomic_open, write_jsonl_atomic
 from .errors import InputError
+from .passage_store import write_passage_store
 from .provenance import sha256_file
 from .tsv import check_ids_known, read_id_text_tsv, read_trec_qrels
 
@@ -200,13 +201,15 @@ def write_qrels(table: pa.Table, path) -> None:
 
 def validate_msmarco_inputs(collection, train_queries, train_qrels, dev_queries, dev_qrels,
                             dev_answers, heldout_queries, qrels_missing_passages: str = "error",
-                            checked: dict | None = None) -> dict:
+                            checked: dict | None = None, passage_store=None) -> dict:
     """Read and check every input; return a report with row counts and sha256 of each file.
 
     Raises InputError at the first problem, naming the file, line and field. `checked`, when given,
     names the files every later stage reads instead of the raw ones: {"train_qrels", "dev_qrels"}
     (TREC qrels, minus the rows dropped per qrels_missing_passages) and "dev_answers" (JSON lines of
-    the dev queries' answers, in dev_queries order, whatever the input format).
+    the dev queries' answers, in dev_queries order, whatever the input format). Once every input is
+    valid, the collection parsed here is written as the passage store `passage_store` (when given),
+    so that no later stage parses the TSV again.
     """
     passages = read_collection(collection)
     pids = passages.column("passage_id")
@@ -232,4 +235,6 @@ def validate_msmarco_inputs(collection, train_queries, train_qrels, dev_queries,
     inputs = [collection, train_queries, train_qrels, dev_queries, dev_qrels, dev_answers, *heldout_queries]
     for path in dict.fromkeys(inputs):
         report["files"][str(path)] = {"sha256": sha256_file(path), "bytes": Path(path).stat().st_size}
+    if passage_store is not None:
+        write_passage_store(passages.rename_columns(["id", "text"]), passage_store)
     return report

@@ -41,6 +41,8 @@ import pyarrow as pa
 
 from ..atomic import write_jsonl_atomic, write_parquet_atomic
 from ..llm import LLMCallError
+from ..passage_store import PassageStore
+from ..retrieval.search import search_settings
 from ..shard_files import AGENT_SCHEMA
 from ..shards import read_id_list
 from ..stage import Stage, canonical
@@ -69,15 +71,6 @@ TOOLS = [
     _tool("finish", "End the search.", {}, []),
 ]
 SEARCH_TOOLS = ("search_bm25", "search_dense")
-
-
-def search_settings(retrieval: dict) -> dict:
-    """What the agent's searches depend on: the BM25 settings the index must match, the dense model
-    and how it is searched, the fusion constant."""
-    dense = retrieval["dense"]
-    return {"bm25": retrieval["bm25"], "rrf_k": retrieval["rrf_k"],
-            "dense": {k: dense[k] for k in ("model", "normalize", "max_seq_length", "batch_size", "device",
-                                            "ef_search")}}
 
 
 STAGE = Stage(
@@ -341,8 +334,10 @@ def run_agent_search(shard, queries_path, collection_path, searcher, prompts: di
                      out_proposals, out_trace, out_stats) -> dict:
     """The agent_search rule: one episode per query of the shard; proposals, trace and stats out."""
     queries = TextStore.queries(queries_path)
-    passages = TextStore.collection(collection_path)
+    passages = PassageStore(collection_path)
     todo = [(qid, queries[qid]) for qid in read_id_list(shard)]
+    # the shard's queries encoded in one batch, in shard order (the same vectors on every run)
+    searcher.prepare([text for _, text in todo])
 
     async def episodes_of(client):
         agent = SearchAgent(client, searcher, passages, prompts["system"], prompts["task"],

@@ -13,6 +13,7 @@ import pyarrow.parquet as pq
 
 from ..atomic import write_parquet_atomic
 from ..llm import LLMCallError
+from ..passage_store import PassageStore
 from ..shard_files import ANSWERS_SCHEMA
 from ..stage import Stage, canonical
 from .common import Failures, LLMJob, finish_job, llm_params, read_parquet_frame, run_with_client
@@ -67,7 +68,7 @@ def run_generate_answers(agent_path, grades_path, queries_path, collection_path,
                          job: LLMJob, out_answers, out_stats) -> dict:
     """The generate_answer rule: one answer per train query with proposals."""
     queries = TextStore.queries(queries_path)
-    passages = TextStore.collection(collection_path)
+    passages = PassageStore(collection_path)
     chosen = answer_passages(read_parquet_frame(agent_path), pq.read_table(grades_path).to_pandas(),
                              settings["passages"])
 

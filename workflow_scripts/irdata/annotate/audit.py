@@ -23,6 +23,7 @@ import pyarrow as pa
 from ..atomic import write_parquet_atomic, write_text_atomic
 from ..errors import InputError
 from ..grade_scale import GRADES
+from ..passage_store import PassageStore
 from ..stage import Stage, canonical
 from ..tsv import read_trec_qrels
 from .common import Failures, LLMJob, finish_job, llm_params, run_with_client
@@ -95,7 +96,7 @@ def run_audit(qrels_path, queries_path, collection_path, prompts: dict, settings
               out_grades, out_audit, out_stats) -> dict:
     """The audit_labels rule: grade the judged pairs, write them and the agreement."""
     queries = TextStore.queries(queries_path)
-    passages = TextStore.collection(collection_path)
+    passages = PassageStore(collection_path)
     pairs, dropped = audit_pairs(qrels_path, queries, passages, settings["per_grade"], settings["seed"],
                                  settings["missing_passages"])
 

@@ -22,6 +22,7 @@ import pyarrow as pa
 from ..atomic import write_parquet_atomic
 from ..grade_scale import CHOICES
 from ..msmarco_inputs import read_reference_answers
+from ..passage_store import PassageStore
 from ..shard_files import GRADES_SCHEMA, OFFICIAL_ROWS
 from ..shards import read_id_list
 from ..stage import Stage, canonical
@@ -131,7 +132,7 @@ def run_grade(shard, agent_path, queries_path, collection_path, qrels_path, answ
               settings: dict, job: LLMJob, out_grades, out_stats) -> dict:
     """The grade rule: every proposal and official positive of the shard, graded once."""
     queries = TextStore.queries(queries_path)
-    passages = TextStore.collection(collection_path)
+    passages = PassageStore(collection_path)
     pairs = pairs_to_grade(settings["official_rows"], read_id_list(shard), read_parquet_frame(agent_path),
                            official_positives(qrels_path))
     answers = read_reference_answers(answers_path) if settings["sees_answers"] else None

@@ -1,10 +1,10 @@
-"""Random access to passage and query texts by id, for the LLM stages."""
+"""Random access to query texts by id, for the LLM stages (passages come from irdata.passage_store)."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from ..msmarco_inputs import read_collection, read_queries
+from ..msmarco_inputs import read_queries
 
 
 class TextStore:
@@ -14,11 +14,6 @@ class TextStore:
     def __init__(self, ids, texts):
         self._index = pd.Index(ids.to_numpy(zero_copy_only=False))
         self._texts = texts
-
-    @classmethod
-    def collection(cls, path) -> TextStore:
-        table = read_collection(path)
-        return cls(table.column("passage_id"), table.column("text"))
 
     @classmethod
     def queries(cls, path) -> TextStore:

@@ -20,6 +20,7 @@ import pyarrow as pa
 
 from ..atomic import write_parquet_atomic
 from ..llm import LLMCallError
+from ..passage_store import PassageStore
 from ..shard_files import WOOD_SCHEMA
 from ..stage import Stage, canonical
 from .common import Failures, LLMJob, finish_job, llm_params, read_parquet_frame, run_with_client
@@ -87,7 +88,7 @@ def run_wood(agent_path, answers_path, queries_path, collection_path, prompts: d
              out_wood, out_stats) -> dict:
     """The wood rule: WOOD for every train proposal of the shard."""
     queries = TextStore.queries(queries_path)
-    passages = TextStore.collection(collection_path)
+    passages = PassageStore(collection_path)
     answers = read_parquet_frame(answers_path)
     answer_of = dict(zip(answers["query_id"], answers["answer"]))
 

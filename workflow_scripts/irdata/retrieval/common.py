@@ -1,12 +1,13 @@
-"""Pieces shared by the BM25 and dense indexes: the collection's row order, ids, hits, settings checks.
+"""Pieces shared by the passage store and the indexes: the collection's row order, ids, hits, settings checks.
 
 Both indexes number passages by their row in the collection sorted by id (numerically when every id
-is an integer, as MS MARCO pids are). Breaking score ties by row is then breaking them by id, and a
-BM25 and a dense index built from the same collection agree on every row number.
+is an integer, as MS MARCO pids are). Breaking score ties by row is then breaking them by id, and the
+passage store and the BM25 and dense indexes built from it agree on every row number.
 """
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import re
@@ -18,51 +19,33 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.ipc as ipc
 
-from ..tsv import read_id_text_tsv
-
 IDS_FILE = "ids.arrow"
 SETTINGS_FILE = "settings.json"
 _INT_ID = r"^(0|[1-9][0-9]{0,17})$"  # canonical integers that fit int64 ("012" is a string id)
+_INT_ID_RE = re.compile(r"0|[1-9][0-9]{0,17}")  # the same, for fullmatch (no trailing newline)
 
 
 class IndexMismatchError(ValueError):
     """An index on disk was built with other settings (tokenizer, model, collection) than asked for."""
 
 
-def _numeric_ids(ids: pa.ChunkedArray | pa.Array) -> bool:
+def numeric_ids(ids: pa.ChunkedArray | pa.Array) -> bool:
+    """Whether every id is a canonical integer, so that ids sort (and are searched) as int64 keys."""
     return len(ids) > 0 and pc.all(pc.match_substring_regex(ids, _INT_ID)).as_py()
 
 
 def sort_by_id(table: pa.Table, id_name: str = "id") -> pa.Table:
     """The table in canonical id order (numeric when all ids are integers, else by code point)."""
     ids = table.column(id_name)
-    key = pc.cast(ids, pa.int64()) if _numeric_ids(ids) else ids
+    key = pc.cast(ids, pa.int64()) if numeric_ids(ids) else ids
     order = pc.sort_indices(key)
     if pc.all(pc.equal(order, pa.array(np.arange(len(order))))).as_py():
         return table  # MS MARCO's collection.tsv is already in pid order: skip the copy
     return table.take(order)
 
 
-def load_collection(path) -> pa.Table:
-    """Read a `pid<TAB>text` collection (validated: UTF-8, two fields, unique non-empty ids), id-sorted."""
-    return sort_by_id(read_id_text_tsv(path, "id", "text"))
-
-
-def collection_table(collection) -> pa.Table:
-    """A collection given as a `pid<TAB>text` path or an (id, text) table: checked, in id order."""
-    if isinstance(collection, (str, Path)):
-        return load_collection(collection)  # the reader refuses empty files and duplicate ids
-    if collection.num_rows == 0:
-        raise ValueError("the collection is empty; nothing to index")
-    ids = collection.column("id")
-    if pc.count_distinct(ids).as_py() != len(ids):
-        dup = ids.to_pandas().duplicated().to_numpy().argmax()
-        raise ValueError(f"duplicate passage id {ids[int(dup)].as_py()!r}; ids must be unique")
-    return sort_by_id(collection)
-
-
 def ids_digest(ids: pa.ChunkedArray | pa.Array) -> str:
-    """Fingerprint of the ordered id list: indexes and embedding shards must agree on it."""
+    """Fingerprint of the ordered id list: the store, indexes and embedding shards must agree on it."""
     return hashlib.sha256(_chunk_bytes(pa.chunked_array(ids).combine_chunks())).hexdigest()
 
 
@@ -76,9 +59,83 @@ def _chunk_bytes(chunk: pa.Array) -> bytes:
     return (offs - offs[0]).tobytes() + body.tobytes()
 
 
+def id_columns(ids: pa.ChunkedArray | pa.Array) -> dict:
+    """The columns that store ids for lookup: `id`, plus `key` (int64) when the ids are numeric."""
+    ids = pc.cast(pa.chunked_array(ids).combine_chunks(), pa.string())
+    return {"id": ids, "key": pc.cast(ids, pa.int64())} if numeric_ids(ids) else {"id": ids}
+
+
+class IdLookup:
+    """Rows of ids in a column in canonical id order, by binary search: nothing is built or read
+    when it is opened, and a lookup touches a few pages of a memory-mapped column.
+
+    `keys` (the int64 `key` column, chunk for chunk) is given when the ids are numeric.
+    """
+
+    def __init__(self, ids: pa.ChunkedArray, keys: pa.ChunkedArray | None):
+        self.ids = ids
+        self.numeric = keys is not None
+        if self.numeric:
+            chunks = [chunk for chunk in keys.chunks if len(chunk)]
+            self._keys = [chunk.to_numpy(zero_copy_only=True) for chunk in chunks]
+            self._firsts = np.array([k[0] for k in self._keys], dtype=np.int64)
+            self._first_keys = self._firsts.tolist()
+            self._starts = np.cumsum([0] + [len(k) for k in self._keys[:-1]], dtype=np.int64)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def find_one(self, pid) -> int:
+        """The row of one id, -1 when absent (the LLM stages' fetch-by-id, without numpy's per-call cost)."""
+        pid = str(pid)
+        if not self.numeric:
+            column = _Strings(self.ids)
+            pos = bisect.bisect_left(column, pid)
+            return pos if pos < len(column) and column[pos] == pid else -1
+        if not _INT_ID_RE.fullmatch(pid):
+            return -1
+        key = int(pid)
+        chunk = bisect.bisect_right(self._first_keys, key) - 1
+        if chunk < 0:
+            return -1
+        keys = self._keys[chunk]
+        pos = int(keys.searchsorted(key))
+        return int(self._starts[chunk]) + pos if pos < len(keys) and keys[pos] == key else -1
+
+    def find(self, ids) -> np.ndarray:
+        """The row of each id (int64), -1 where the id is not in the column."""
+        ids = [str(i) for i in ids]
+        if not self.numeric or not ids:
+            return np.array([self.find_one(i) for i in ids], dtype=np.int64)
+        rows = np.full(len(ids), -1, dtype=np.int64)
+        # a string id that is not a canonical integer is in no numeric column
+        wanted = np.array([int(i) if _INT_ID_RE.fullmatch(i) else -1 for i in ids], dtype=np.int64)
+        chunk = np.searchsorted(self._firsts, wanted, side="right") - 1
+        valid = (wanted >= 0) & (chunk >= 0)
+        for c in np.unique(chunk[valid]):
+            sel = np.flatnonzero(valid & (chunk == c))
+            keys = self._keys[c]
+            pos = np.minimum(np.searchsorted(keys, wanted[sel]), len(keys) - 1)
+            hit = keys[pos] == wanted[sel]
+            rows[sel[hit]] = self._starts[c] + pos[hit]
+        return rows
+
+
+class _Strings:
+    """An Arrow string column as a sequence of str, for `bisect` (code-point order = UTF-8 byte order)."""
+
+    def __init__(self, column: pa.ChunkedArray):
+        self._column = column
+
+    def __len__(self) -> int:
+        return len(self._column)
+
+    def __getitem__(self, i: int) -> str:
+        return self._column[i].as_py()
+
+
 def write_ids(directory: Path, ids: pa.ChunkedArray | pa.Array) -> None:
-    ids = pa.chunked_array(ids).combine_chunks()
-    table = pa.table({"id": ids}, metadata={"numeric": str(_numeric_ids(ids))})
+    table = pa.table(id_columns(ids))
     with ipc.new_file(directory / IDS_FILE, table.schema) as writer:
         writer.write_table(table)
 
@@ -89,33 +146,18 @@ class IdMap:
     def __init__(self, directory: Path):
         table = ipc.open_file(pa.memory_map(str(directory / IDS_FILE))).read_all()
         self.ids = table.column("id")
-        self.numeric = table.schema.metadata[b"numeric"] == b"True"
-        self._keys = None
+        self._lookup = IdLookup(self.ids, table.column("key") if "key" in table.column_names else None)
 
     def __len__(self) -> int:
         return len(self.ids)
 
     def take(self, rows: np.ndarray) -> np.ndarray:
-        return np.asarray(self.ids.take(pa.array(rows)).to_pylist(), dtype=object)
+        return np.asarray(self.ids.take(pa.array(rows)).to_pylist(), dtype=object)  # one chunk: no copy
 
     def rows_of(self, ids) -> np.ndarray:
         """Rows of the given ids; ids not in the collection are dropped (they can never be hits)."""
-        ids = list(ids)
-        if not ids:
-            return np.empty(0, dtype=np.int64)
-        if self._keys is None:
-            # sorted keys, built once: a binary search per lookup instead of a hash table per call
-            self._keys = (pc.cast(self.ids, pa.int64()).to_numpy() if self.numeric
-                          else np.asarray(self.ids.to_pylist(), dtype=str))
-        if self.numeric:
-            wanted = np.array([int(i) for i in map(str, ids) if re.fullmatch(_INT_ID, i)], dtype=np.int64)
-        else:
-            wanted = np.asarray([str(i) for i in ids], dtype=str)
-        if len(wanted) == 0:
-            return np.empty(0, dtype=np.int64)
-        pos = np.minimum(np.searchsorted(self._keys, wanted), len(self._keys) - 1)
-        found = pos[self._keys[pos] == wanted]
-        return np.unique(found)
+        rows = self._lookup.find(ids)
+        return np.unique(rows[rows >= 0])
 
 
 @dataclass(frozen=True)

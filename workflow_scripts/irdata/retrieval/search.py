@@ -1,12 +1,16 @@
 """The one search API of the workflow: BM25, dense and reciprocal-rank fusion over a collection.
 
     searcher = Searcher(settings=config["retrieval"], bm25_dir="work/index/msmarco/bm25",
-                        dense_dir="work/index/msmarco/dense")
+                        dense_dir="work/index/msmarco/dense", threads=snakemake.threads)
+    searcher.prepare(shard_queries)   # their query vectors in batched model calls, kept for dense()/hybrid()
     hits = searcher.bm25("what is a corporate bond", k=100, exclude={"7067032"})
     for pid, score, rank in hits: ...
 
 Every method returns `Hits` (ids, scores, rows, ranks; best first; ties broken by id). A query that
 tokenizes to nothing (only stopwords, or words absent from the collection) gets empty BM25 hits.
+Both indexes are memory-mapped: opening them reads almost nothing, and their pages are shared by the
+jobs of a node. A query's vector can differ in the last bits (~1e-7) with the batch it was encoded
+in, as with torch's thread count: for identical rankings across runs, prepare the same lists.
 """
 
 from __future__ import annotations
@@ -37,6 +41,17 @@ def rrf(runs: Sequence[Hits], k: int = 60, depth: int | None = None) -> Hits:
     return Hits(ids, top.astype(np.float32), top_rows)
 
 
+# the retrieval settings a Searcher reads (the index-building keys are not among them)
+DENSE_SEARCH_KEYS = ("model", "normalize", "max_seq_length", "batch_size", "device", "ef_search", "ivf_nprobe",
+                     "query_cache")
+
+
+def search_settings(retrieval: dict) -> dict:
+    """The `settings` of a Searcher over indexes built from `retrieval` (config["retrieval"])."""
+    return {"bm25": retrieval["bm25"], "rrf_k": retrieval["rrf_k"],
+            "dense": {key: retrieval["dense"][key] for key in DENSE_SEARCH_KEYS}}
+
+
 class Searcher:
     """BM25 and/or dense search over one collection, with the settings of config["retrieval"].
 
@@ -44,10 +59,11 @@ class Searcher:
     than `settings` (tokenizer, BM25 parameters, model) are refused with IndexMismatchError.
     """
 
-    def __init__(self, settings: dict, bm25_dir=None, dense_dir=None, model=None):
+    def __init__(self, settings: dict, bm25_dir=None, dense_dir=None, model=None, threads: int | None = None):
         self.settings = settings
         self._bm25 = BM25Index(bm25_dir, settings["bm25"]) if bm25_dir is not None else None
-        self._dense = DenseIndex(dense_dir, settings["dense"], model=model) if dense_dir is not None else None
+        self._dense = (DenseIndex(dense_dir, settings["dense"], model=model, threads=threads)
+                       if dense_dir is not None else None)
         if self._bm25 is not None and self._dense is not None and self._bm25.ids_sha256 != self._dense.ids_sha256:
             raise IndexMismatchError(f"{bm25_dir} and {dense_dir} index different collections; rebuild one")
 
@@ -66,6 +82,15 @@ class Searcher:
                              f"got {type(exclude).__name__} of length {len(exclude)}")
         return [index.ids.rows_of(ids) for ids in exclude]
 
+    def prepare(self, queries: Iterable[str]) -> None:
+        """Encode the queries' vectors now, in batches, for later dense() and hybrid() calls of them.
+
+        Call it with a shard's queries before its episodes, and with each batch of reformulations;
+        without a dense index it does nothing.
+        """
+        if self._dense is not None:
+            self._dense.query_vectors(list(queries))
+
     def bm25_batch(self, queries: Sequence[str], k: int = 10, exclude=None) -> list[Hits]:
         index = self._need(self._bm25, "bm25")
         excludes = self._excludes(index, exclude, len(queries))
@@ -74,7 +99,7 @@ class Searcher:
     def dense_batch(self, queries: Sequence[str], k: int = 10, exclude=None) -> list[Hits]:
         index = self._need(self._dense, "dense")
         excludes = self._excludes(index, exclude, len(queries))
-        return index.search_vectors(index.encode_queries(list(queries)), k, excludes)
+        return index.search_vectors(index.query_vectors(list(queries)), k, excludes)
 
     def hybrid_batch(self, queries: Sequence[str], k: int = 10, depth: int = 100, exclude=None) -> list[Hits]:
         """RRF (k = retrieval.rrf_k) of the top-`depth` BM25 and dense hits, cut to k."""
