@@ -110,7 +110,7 @@ def test_llm_server_settings_rerun_nothing(built):
 
 
 def test_a_search_setting_the_agent_reads_reruns_the_agent(built):
-    args = config_overlay(built, "ef.yaml", "retrieval:\n  dense: {encode_shards: 1, ef_search: 200}\n")
+    args = config_overlay(built, "ef.yaml", "retrieval:\n  dense: {ef_search: 200}\n")
     assert set(built.planned_rules(PACKAGE, *args)) == {"agent_search", "grade", "generate_answer", "wood", *RELEASE}
 
 

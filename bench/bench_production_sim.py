@@ -1,0 +1,133 @@
+"""A simulated production build: the whole Doubting MS MARCO workflow, config/production.yaml with its budgets,
+over synthetic data of production shape at a fraction of its size, against an instant OpenAI-compatible server
+of the project's own on 127.0.0.1 (tests/model_server.py, its agent paging through rankings to the budgets).
+Every stage is timed by its rule's `benchmark:` file; the workflow's own cost (everything but the model) is
+then extrapolated to the full build, stage by stage. This is the number a cluster user plans with.
+
+    .venv/bin/python bench/bench_production_sim.py                 # 1/100: 88k passages, 5k train, 70 dev queries
+    .venv/bin/python bench/bench_production_sim.py --scale 0.002   # a quick look
+
+Extrapolation: every stage's work grows with the passages (validation, BM25, encoding) or with the queries
+(the LLM stages, assembly), so its CPU is multiplied by 1/scale; the dense index is the exception (a flat
+index below retrieval.dense.hnsw_threshold here, an HNSW-SQ8 build at full size: see bench_dense.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from synthetic import MSMARCO, synthetic_queries, synthetic_table, write_tsv  # noqa: E402
+
+from model_server import ModelServer  # noqa: E402
+from repo_copy import copy_repo  # noqa: E402
+
+TRAIN_QUERIES, DEV_QUERIES, TRAIN_SHARDS = 502_939, 6_980, 503
+# stages whose work grows with the passages, and with the queries
+BY_PASSAGES = {"validate_msmarco_inputs", "index_bm25", "encode_passages", "index_dense"}
+
+
+def write_inputs(root: Path, passages: int, train: int, dev: int, seed: int = 0) -> None:
+    """MS MARCO-format files at the production config's paths."""
+    data = root / "data/msmarco"
+    data.mkdir(parents=True)
+    table = synthetic_table(passages, seed)
+    write_tsv(table, data / "collection.tsv")
+    ids = np.asarray(table.column("id").to_pylist(), dtype=object)
+    rng = np.random.default_rng(seed)
+    texts = synthetic_queries(train + 2 * dev, seed + 1)
+    splits = {"train": (0, train), "dev": (train, dev), "eval": (train + dev, dev)}
+    for name, (start, n) in splits.items():
+        file = {"train": "queries.train.tsv", "dev": "queries.dev.small.tsv", "eval": "queries.eval.tsv"}[name]
+        (data / file).write_text("".join(f"{start + i + 1}\t{texts[start + i]}\n" for i in range(n)))
+    shutil.copyfile(data / "queries.dev.small.tsv", data / "queries.dev.tsv")
+    for name, file in (("train", "qrels.train.tsv"), ("dev", "qrels.dev.small.tsv")):
+        start, n = splits[name]
+        positives = rng.choice(ids, size=n)
+        (data / file).write_text("".join(f"{start + i + 1}\t0\t{p}\t1\n" for i, p in enumerate(positives)))
+    start, n = splits["dev"]
+    (data / "dev_v2.1.json").write_text("".join(
+        json.dumps({"query_id": str(start + i + 1), "answers": [f"answer {i}"]}) + "\n" for i in range(n)))
+
+
+def overlay(server: ModelServer, train_shards: int) -> dict:
+    return {
+        "doubting": {"shards": {"train": train_shards, "dev": 1}, "audit": {"qrels": None, "queries": None},
+                     "release_ledger": "work/release-ledger.json"},
+        "llm": {"base_urls": [server.url], "journal_dir": "cache/llm_journal", "max_in_flight": 64},
+        "retrieval": {"dense": {"device": None, "batch_size": 64}},
+    }
+
+
+def stage_costs(root: Path) -> dict:
+    """Per rule: jobs, wall seconds and CPU seconds summed, largest max RSS (MB), from the benchmark files."""
+    costs = defaultdict(lambda: {"jobs": 0, "s": 0.0, "cpu_s": 0.0, "max_rss_mb": 0.0})
+    for path in sorted((root / "benchmarks").rglob("*.tsv")):
+        rule = path.relative_to(root / "benchmarks").parts[0].removesuffix(".tsv")
+        with open(path) as fh:
+            row = next(csv.DictReader(fh, delimiter="\t"))
+        c = costs[rule]
+        c["jobs"] += 1
+        c["s"] += float(row["s"])
+        c["cpu_s"] += float(row["cpu_time"]) if row["cpu_time"] not in ("", "NA") else 0.0
+        c["max_rss_mb"] = max(c["max_rss_mb"], float(row["max_rss"]) if row["max_rss"] not in ("", "NA") else 0.0)
+    return dict(costs)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scale", type=float, default=0.01)
+    parser.add_argument("--dir", type=Path, default=None, help="work folder (default: a temporary one)")
+    parser.add_argument("--cores", type=int, default=2)
+    args = parser.parse_args()
+    passages, train = round(MSMARCO * args.scale), round(TRAIN_QUERIES * args.scale)
+    dev = max(10, round(DEV_QUERIES * args.scale))
+    shards = max(1, round(TRAIN_SHARDS * args.scale))
+    base = args.dir or Path(tempfile.mkdtemp(prefix="irdata-sim."))
+    root = copy_repo(base / "wf")
+    write_inputs(root, passages, train, dev)
+    server = ModelServer(agent_policy="deep")
+    try:
+        (root / "sim.yaml").write_text(yaml.safe_dump(overlay(server, shards)))
+        start = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-m", "snakemake", "doubting", "--profile", "profiles/local",
+                               "--cores", str(args.cores), "--configfile", "config.yaml", "config/production.yaml",
+                               "sim.yaml"], cwd=root, capture_output=True, text=True)
+        wall = time.perf_counter() - start
+    finally:
+        server.close()
+    if proc.returncode != 0:
+        sys.exit(f"the simulated build failed (see {root}/logs):\n{proc.stderr[-3000:]}")
+    manifest = json.loads((root / "results/doubting-ms-marco/MANIFEST.json").read_text())
+    costs = stage_costs(root)
+    factor_passages, factor_queries = MSMARCO / passages, TRAIN_QUERIES / train
+    table = []
+    for rule, c in sorted(costs.items(), key=lambda kv: -kv[1]["cpu_s"]):
+        factor = factor_passages if rule in BY_PASSAGES else factor_queries
+        table.append({"rule": rule, **{k: round(v, 1) for k, v in c.items()}, "x": round(factor),
+                      "full_cpu_h": round(c["cpu_s"] * factor / 3600, 2)})
+    print(json.dumps({"scale": args.scale, "passages": passages, "train_queries": train, "dev_queries": dev,
+                      "train_shards": shards, "wall_s": round(wall, 1), "rows": manifest["rows"],
+                      "max_agent_rank": {s: manifest["counts"][s]["max_agent_rank"] for s in ("train", "dev")},
+                      "llm_calls_served": len(server.log), "stages": table,
+                      "full_cpu_h_total": round(sum(r["full_cpu_h"] for r in table), 1)}, indent=1))
+    print(f"work folder: {root}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
