@@ -38,8 +38,7 @@ rule eval44b:
 
 
 rule all:
+    default_target: True
     input:
         rules.doubting.input,
         rules.eval44b.input,
-    default_target: True
-

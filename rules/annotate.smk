@@ -24,20 +24,20 @@ rule agent_search:
         proposals=shard_path("agent"),
         trace=shard_path("traces"),
         stats=shard_path("stats", rule="agent_search"),
-    params:
-        settings=stage_settings("agent_search"),
-        code=stage_code("agent_search"),
-        **llm_job_params("agent_search"),
-        bm25_dir=lambda wildcards, input: os.path.dirname(input.bm25[0]),
-        dense_dir=lambda wildcards, input: os.path.dirname(input.dense[0]),
-    resources:
-        llm_slots=1,
     log:
         "logs/agent_search/{split}/{shard}.log",
     benchmark:
         "benchmarks/agent_search/{split}/{shard}.tsv"
     conda:
         "../envs/llm.yaml"
+    resources:
+        llm_slots=1,
+    params:
+        **llm_job_params("agent_search"),
+        settings=stage_settings("agent_search"),
+        code=stage_code("agent_search"),
+        bm25_dir=lambda wildcards, input: os.path.dirname(input.bm25[0]),
+        dense_dir=lambda wildcards, input: os.path.dirname(input.dense[0]),
     script:
         "../workflow_scripts/agent_search.py"
 
@@ -54,18 +54,18 @@ rule grade:
     output:
         grades=shard_path("grades"),
         stats=shard_path("stats", rule="grade"),
-    params:
-        settings=stage_settings("grade"),
-        code=stage_code("grade"),
-        **llm_job_params("grade"),
-    resources:
-        llm_slots=1,
     log:
         "logs/grade/{split}/{shard}.log",
     benchmark:
         "benchmarks/grade/{split}/{shard}.tsv"
     conda:
         "../envs/llm.yaml"
+    resources:
+        llm_slots=1,
+    params:
+        **llm_job_params("grade"),
+        settings=stage_settings("grade"),
+        code=stage_code("grade"),
     script:
         "../workflow_scripts/grade.py"
 
@@ -80,18 +80,18 @@ rule generate_answer:
     output:
         answers=shard_path("answers", "train"),
         stats=shard_path("stats", "train", rule="generate_answer"),
-    params:
-        settings=stage_settings("generate_answer"),
-        code=stage_code("generate_answer"),
-        **llm_job_params("generate_answer"),
-    resources:
-        llm_slots=1,
     log:
         "logs/generate_answer/train/{shard}.log",
     benchmark:
         "benchmarks/generate_answer/train/{shard}.tsv"
     conda:
         "../envs/llm.yaml"
+    resources:
+        llm_slots=1,
+    params:
+        **llm_job_params("generate_answer"),
+        settings=stage_settings("generate_answer"),
+        code=stage_code("generate_answer"),
     script:
         "../workflow_scripts/generate_answer.py"
 
@@ -106,18 +106,18 @@ rule wood:
     output:
         wood=shard_path("wood", "train"),
         stats=shard_path("stats", "train", rule="wood"),
-    params:
-        settings=stage_settings("wood"),
-        code=stage_code("wood"),
-        **llm_job_params("wood"),
-    resources:
-        llm_slots=1,
     log:
         "logs/wood/train/{shard}.log",
     benchmark:
         "benchmarks/wood/train/{shard}.tsv"
     conda:
         "../envs/llm.yaml"
+    resources:
+        llm_slots=1,
+    params:
+        **llm_job_params("wood"),
+        settings=stage_settings("wood"),
+        code=stage_code("wood"),
     script:
         "../workflow_scripts/wood.py"
 
@@ -125,12 +125,12 @@ rule wood:
 rule llm_identity:
     output:
         f"{WORK}/doubting/llm_identity.json",
-    params:
-        settings=stage_settings("llm_identity"),
-        code=stage_code("llm_identity"),
     log:
         "logs/llm_identity.log",
     conda:
         "../envs/llm.yaml"
+    params:
+        settings=stage_settings("llm_identity"),
+        code=stage_code("llm_identity"),
     script:
         "../workflow_scripts/llm_identity.py"

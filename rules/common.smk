@@ -110,9 +110,23 @@ ENCODE_SETTINGS = retrieval_settings("dense", ["model", "normalize", "max_seq_le
 # which its recall (recorded in settings.json) is measured
 DENSE_INDEX_SETTINGS = retrieval_settings(
     "dense",
-    ["model", "normalize", "max_seq_length", "hnsw_threshold", "compressed_threshold", "compressed_index",
-     "hnsw_m", "ef_construction", "ef_search", "ivf_lists", "pq_m", "ivf_nprobe", "train_size", "sample_seed",
-     "recall_queries"],
+    [
+        "model",
+        "normalize",
+        "max_seq_length",
+        "hnsw_threshold",
+        "compressed_threshold",
+        "compressed_index",
+        "hnsw_m",
+        "ef_construction",
+        "ef_search",
+        "ivf_lists",
+        "pq_m",
+        "ivf_nprobe",
+        "train_size",
+        "sample_seed",
+        "recall_queries",
+    ],
 )
 
 
@@ -125,8 +139,16 @@ def encode_shard_count(collection):
 
 # Indexes are folders, declared by their files rather than as directory() outputs: Snakemake keeps
 # checksums of files, so a touched index (a copy, a checkout) reruns nothing downstream.
-BM25_FILES = ["settings.json", "ids.arrow", "vocab.arrow", "params.index.json", "vocab.index.json",
-              "data.csc.index.npy", "indices.csc.index.npy", "indptr.csc.index.npy"]
+BM25_FILES = [
+    "settings.json",
+    "ids.arrow",
+    "vocab.arrow",
+    "params.index.json",
+    "vocab.index.json",
+    "data.csc.index.npy",
+    "indices.csc.index.npy",
+    "indptr.csc.index.npy",
+]
 DENSE_FILES = ["settings.json", "ids.arrow", "index.faiss"]
 
 
@@ -171,8 +193,6 @@ def grade_inputs(wildcards):
     if STAGE.settings("grade", wildcards)["sees_answers"]:
         return {"answers": DOUBTING_CHECKED["dev_answers"]}
     return {}
-
-
 
 
 # The label audit (rules/package.smk)

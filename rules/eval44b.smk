@@ -52,7 +52,9 @@ EVAL44B_SCORING = {
     "retrieval": {"bm25": E44_RETRIEVAL["bm25"], "dense": E44_RETRIEVAL["dense"]},
     "rrf_k": E44_RETRIEVAL["rrf_k"],
 }
-E44_ARM_COMMON = {k: EVAL44B_SCORING[k] for k in ("query_chars", "document_chars", "seed", "negatives", "record_timing")}
+E44_ARM_COMMON = {
+    k: EVAL44B_SCORING[k] for k in ("query_chars", "document_chars", "seed", "negatives", "record_timing")
+}
 
 # The fine-tuned arms: trained by rule fine_tune_44b_<kind> into work/eval44b/models/<kind>/.
 E44_FINETUNED = {"finetuned_cross_encoder": "cross_encoder", "finetuned_bi_encoder": "bi_encoder"}
@@ -106,8 +108,12 @@ E44_ARM_OWN = {
             "batch_size": EVAL44B_FINETUNE["batch_size"],
         },
     },
-    "llm": {"kind": "llm", "llm": EVAL44B["scoring"]["llm"], "llm_answer": llm_answer_settings("arm44b"),
-            "prompt": ARM44B_PROMPT},
+    "llm": {
+        "kind": "llm",
+        "llm": EVAL44B["scoring"]["llm"],
+        "llm_answer": llm_answer_settings("arm44b"),
+        "prompt": ARM44B_PROMPT,
+    },
     **{
         f"cross_encoder-{spec['name']}": {"kind": "cross_encoder", "cross_encoder": spec}
         for spec in EVAL44B["scoring"]["cross_encoders"]
@@ -145,15 +151,15 @@ rule split_papers:
         papers=f"{E44}/papers.jsonl",
         reviews=f"{E44}/reviews.jsonl",
         report=f"{E44}/split.json",
+    log:
+        "logs/eval44b/split_papers.log",
     # Reads and checks the 44b inputs: first, like validate_msmarco_inputs.
     priority: 100
+    conda:
+        "../envs/eval44b.yaml"
     params:
         code=code_hash("workflow_scripts/split_papers.py", settings=EVAL44B_SPLIT_SETTINGS),
         settings=EVAL44B_SPLIT_SETTINGS,
-    log:
-        "logs/eval44b/split_papers.log",
-    conda:
-        "../envs/eval44b.yaml"
     script:
         "../workflow_scripts/split_papers.py"
 
@@ -164,13 +170,13 @@ rule select_queries:
     output:
         **{split: f"{E44}/queries/{split}.jsonl" for split in E44_SPLITS},
         report=f"{E44}/queries/report.json",
-    params:
-        code=code_hash("workflow_scripts/select_queries.py", settings=EVAL44B["min_query_chars"]),
-        min_chars=EVAL44B["min_query_chars"],
     log:
         "logs/eval44b/select_queries.log",
     conda:
         "../envs/eval44b.yaml"
+    params:
+        code=code_hash("workflow_scripts/select_queries.py", settings=EVAL44B["min_query_chars"]),
+        min_chars=EVAL44B["min_query_chars"],
     script:
         "../workflow_scripts/select_queries.py"
 
@@ -180,15 +186,15 @@ rule index_44b_miner_bm25:
         collection=STORES["papers44b"],
     output:
         [f"{E44}/miners/bm25/{name}" for name in BM25_FILES],
+    log:
+        "logs/eval44b/index_44b_miner.bm25.log",
+    conda:
+        "../envs/eval44b.yaml"
     params:
         kind="bm25",
         code=code_hash("workflow_scripts/index_44b_miner.py", settings=E44_MINING_SEARCH["bm25"]),
         settings=E44_MINING_SEARCH["bm25"],
         index_dir=lambda wildcards, output: os.path.dirname(output[0]),
-    log:
-        "logs/eval44b/index_44b_miner.bm25.log",
-    conda:
-        "../envs/eval44b.yaml"
     script:
         "../workflow_scripts/index_44b_miner.py"
 
@@ -196,16 +202,16 @@ rule index_44b_miner_bm25:
 use rule index_44b_miner_bm25 as index_44b_miner_dense with:
     output:
         [f"{E44}/miners/dense/{name}" for name in DENSE_FILES],
+    log:
+        "logs/eval44b/index_44b_miner.dense.log",
+    benchmark:
+        "benchmarks/index_44b_miner/dense.tsv"
+    threads: 2
     params:
         kind="dense",
         code=code_hash("workflow_scripts/index_44b_miner.py", settings=E44_MINING_SEARCH["dense"]),
         settings=E44_MINING_SEARCH["dense"],
         index_dir=lambda wildcards, output: os.path.dirname(output[0]),
-    threads: 2
-    log:
-        "logs/eval44b/index_44b_miner.dense.log",
-    benchmark:
-        "benchmarks/index_44b_miner/dense.tsv"
 
 
 rule mine_negatives:
@@ -217,16 +223,16 @@ rule mine_negatives:
     output:
         mined=f"{E44}/mined/{{e44split}}.jsonl",
         report=f"{E44}/mined/{{e44split}}.report.json",
+    log:
+        "logs/eval44b/mine_negatives.{e44split}.log",
+    conda:
+        "../envs/eval44b.yaml"
     params:
         code=code_hash("workflow_scripts/mine_negatives.py", settings=[EVAL44B_MINING, E44_SEARCH]),
         settings=EVAL44B_MINING,
         search=E44_MINING_SEARCH,
         bm25=lambda wildcards, input: os.path.dirname(input.bm25[0]),
         dense=lambda wildcards, input: os.path.dirname(input.dense[0]),
-    log:
-        "logs/eval44b/mine_negatives.{e44split}.log",
-    conda:
-        "../envs/eval44b.yaml"
     script:
         "../workflow_scripts/mine_negatives.py"
 
@@ -241,6 +247,13 @@ rule fine_tune_44b_cross_encoder:
     output:
         model=E44_MODEL_OUT["cross_encoder"],
         report=f"{E44_MODEL_DIR['cross_encoder']}.train.json",
+    log:
+        "logs/eval44b/fine_tune_44b.cross_encoder.log",
+    benchmark:
+        "benchmarks/fine_tune_44b/cross_encoder.tsv"
+    conda:
+        "../envs/eval44b.yaml"
+    threads: EVAL44B_FINETUNE["threads"]
     params:
         kind="cross_encoder",
         code=code_hash(
@@ -249,13 +262,6 @@ rule fine_tune_44b_cross_encoder:
         settings=E44_FINETUNE_SETTINGS["cross_encoder"],
         scoring=E44_ARM_COMMON,
         model_dir=lambda wildcards, output: os.path.dirname(output.model[0]),
-    threads: EVAL44B_FINETUNE["threads"]
-    log:
-        "logs/eval44b/fine_tune_44b.cross_encoder.log",
-    benchmark:
-        "benchmarks/fine_tune_44b/cross_encoder.tsv"
-    conda:
-        "../envs/eval44b.yaml"
     script:
         "../workflow_scripts/fine_tune_44b.py"
 
@@ -264,6 +270,10 @@ use rule fine_tune_44b_cross_encoder as fine_tune_44b_bi_encoder with:
     output:
         model=E44_MODEL_OUT["bi_encoder"],
         report=f"{E44_MODEL_DIR['bi_encoder']}.train.json",
+    log:
+        "logs/eval44b/fine_tune_44b.bi_encoder.log",
+    benchmark:
+        "benchmarks/fine_tune_44b/bi_encoder.tsv"
     params:
         kind="bi_encoder",
         code=code_hash(
@@ -272,10 +282,6 @@ use rule fine_tune_44b_cross_encoder as fine_tune_44b_bi_encoder with:
         settings=E44_FINETUNE_SETTINGS["bi_encoder"],
         scoring=E44_ARM_COMMON,
         model_dir=lambda wildcards, output: os.path.dirname(output.model[0]),
-    log:
-        "logs/eval44b/fine_tune_44b.bi_encoder.log",
-    benchmark:
-        "benchmarks/fine_tune_44b/bi_encoder.tsv"
 
 
 rule score_arms:
@@ -286,37 +292,37 @@ rule score_arms:
         collection=rules.split_papers.output.collection,
     output:
         f"{E44}/arms/{{e44arm}}.json",
+    log:
+        "logs/eval44b/score_arms.{e44arm}.log",
+    conda:
+        "../envs/llm.yaml"
     params:
         code=lambda wildcards: code_hash(
             "workflow_scripts/score_arms.py", prompts=E44_ARM_PROMPTS.get(wildcards.e44arm, [])
         ),
         settings=lambda wildcards: EVAL44B_ARM_SETTINGS[wildcards.e44arm],
-    log:
-        "logs/eval44b/score_arms.{e44arm}.log",
-    conda:
-        "../envs/llm.yaml"
     script:
         "../workflow_scripts/score_arms.py"
 
 
 rule package_44b:
     input:
+        **{f"mined_{split}": f"{E44}/mined/{split}.jsonl" for split in E44_SPLITS},
+        **{f"report_{split}": f"{E44}/mined/{split}.report.json" for split in E44_SPLITS},
         raw_papers=EVAL44B["papers"],
         raw_reviews=EVAL44B["reviews"],
         papers=rules.split_papers.output.papers,
         split_report=rules.split_papers.output.report,
         queries_report=rules.select_queries.output.report,
-        **{f"mined_{split}": f"{E44}/mined/{split}.jsonl" for split in E44_SPLITS},
-        **{f"report_{split}": f"{E44}/mined/{split}.report.json" for split in E44_SPLITS},
         arms=expand(f"{E44}/arms/{{arm}}.json", arm=EVAL44B_ARMS),
     output:
         **EVAL44B_RELEASE,
-    params:
-        code=code_hash("workflow_scripts/package_44b.py", settings=E44_PACKAGE_SETTINGS),
-        settings=E44_PACKAGE_SETTINGS,
     log:
         "logs/eval44b/package_44b.log",
     conda:
         "../envs/eval44b.yaml"
+    params:
+        code=code_hash("workflow_scripts/package_44b.py", settings=E44_PACKAGE_SETTINGS),
+        settings=E44_PACKAGE_SETTINGS,
     script:
         "../workflow_scripts/package_44b.py"

@@ -16,26 +16,37 @@ DOUBTING_STAGED = f"{WORK}/doubting/release"
 DOUBTING_FAILURES = f"{WORK}/doubting/failures.json"
 DOUBTING_BATCHES = DOUBTING["acquisition_batches"]
 # code, prompt, env and schema files whose sha256 MANIFEST.json records (irdata.doubting.manifest)
-DOUBTING_PROMPTS = sorted({path for name in _LLM_RULES for split in _rule_splits(name)
-                            for path in STAGE.prompt_inputs(name, {"split": split}).values()})
+DOUBTING_PROMPTS = sorted(
+    {
+        path
+        for name in _LLM_RULES
+        for split in _rule_splits(name)
+        for path in STAGE.prompt_inputs(name, {"split": split}).values()
+    }
+)
 DOUBTING_CODE_FILES = _code_files(workflow.basedir, DOUBTING_PROMPTS)
 # the config the release depends on, defaults filled in, as recorded in MANIFEST.json: without the LLM
 # connection settings (servers, timeouts, concurrency), which change no output
 DOUBTING_CONFIG_USED = {
     **{key: config[key] for key in ("queries", "doubting", "annotation", "retrieval")},
     "llm": {k: v for k, v in config["llm"].items() if k not in _CONNECTION_KEYS and k != "stages"}
-    | {"stages": {name: {k: v for k, v in over.items() if k not in _CONNECTION_KEYS}
-                  for name, over in config["llm"]["stages"].items()}},
+    | {
+        "stages": {
+            name: {k: v for k, v in over.items() if k not in _CONNECTION_KEYS}
+            for name, over in config["llm"]["stages"].items()
+        }
+    },
 }
 DOUBTING_BATCH_DESCRIPTIONS = {
-    split: {DOUBTING_BATCHES[split]["default"]: DOUBTING_BATCHES[split].get("default_description", ""),
-            **{b["name"]: b.get("description", "") for b in DOUBTING_BATCHES[split].get("batches", [])}}
+    split: {
+        DOUBTING_BATCHES[split]["default"]: DOUBTING_BATCHES[split].get("default_description", ""),
+        **{b["name"]: b.get("description", "") for b in DOUBTING_BATCHES[split].get("batches", [])},
+    }
     for split in ("train", "dev")
 }
 # the stats file of every LLM job, by rule
 LLM_JOB_STATS = {
-    name: [path for split in _rule_splits(name) for path in shard_paths(split, "stats", name)]
-    for name in _LLM_RULES
+    name: [path for split in _rule_splits(name) for path in shard_paths(split, "stats", name)] for name in _LLM_RULES
 }
 
 
@@ -51,20 +62,20 @@ if DOUBTING["audit"]["qrels"]:
             grades=f"{WORK}/doubting/audit/grades.parquet",
             audit=DOUBTING_AUDIT,
             stats=f"{WORK}/doubting/stats/audit_labels/audit.json",
-        params:
-            settings=stage_settings("audit_labels"),
-            code=stage_code("audit_labels"),
-            job="audit_labels",
-            retry_state=f"{WORK}/doubting/retry/audit_labels.json",
-            retry=_retry_generation(f"{WORK}/doubting/retry/audit_labels.json"),
-        resources:
-            llm_slots=1,
         log:
             "logs/audit_labels.log",
         benchmark:
             "benchmarks/audit_labels.tsv"
         conda:
             "../envs/llm.yaml"
+        resources:
+            llm_slots=1,
+        params:
+            settings=stage_settings("audit_labels"),
+            code=stage_code("audit_labels"),
+            job="audit_labels",
+            retry_state=f"{WORK}/doubting/retry/audit_labels.json",
+            retry=_retry_generation(f"{WORK}/doubting/retry/audit_labels.json"),
         script:
             "../workflow_scripts/audit_labels.py"
 
@@ -72,24 +83,31 @@ if DOUBTING["audit"]["qrels"]:
 rule assemble:
     input:
         **DOUBTING_IDS,
-        **{f"{split}_{kind}": shard_paths(split, kind) for split, kinds in _SPLIT_FILES.items()
-           for kind in ("ids", *kinds)},
+        **{
+            f"{split}_{kind}": shard_paths(split, kind)
+            for split, kinds in _SPLIT_FILES.items()
+            for kind in ("ids", *kinds)
+        },
         train_qrels=DOUBTING_CHECKED["train_qrels"],
         dev_qrels=DOUBTING_CHECKED["dev_qrels"],
         batch_files=[b["query_ids_file"] for s in ("train", "dev") for b in DOUBTING_BATCHES[s].get("batches", [])],
     output:
         [f"{DOUBTING_ASSEMBLED}/{rel}" for rel in _assembled_files()],
-    params:
-        code=code_hash("workflow_scripts/assemble.py"),
-        settings={"acquisition_batches": DOUBTING_BATCHES, "grading": config["annotation"]["grading"],
-                  "shards": DOUBTING["shards"], "work": WORK},
-        out_dir=lambda wildcards, output: str(Path(output[-1]).parent),
     log:
         "logs/assemble.log",
     benchmark:
         "benchmarks/assemble.tsv"
     conda:
         "../envs/core.yaml"
+    params:
+        code=code_hash("workflow_scripts/assemble.py"),
+        settings={
+            "acquisition_batches": DOUBTING_BATCHES,
+            "grading": config["annotation"]["grading"],
+            "shards": DOUBTING["shards"],
+            "work": WORK,
+        },
+        out_dir=lambda wildcards, output: str(Path(output[-1]).parent),
     script:
         "../workflow_scripts/assemble.py"
 
@@ -99,37 +117,43 @@ rule release_gate:
         **LLM_JOB_STATS,
     output:
         DOUBTING_FAILURES,
-    params:
-        settings=stage_settings("release_gate"),
-        code=stage_code("release_gate"),
     log:
         "logs/release_gate.log",
     conda:
         "../envs/core.yaml"
+    params:
+        settings=stage_settings("release_gate"),
+        code=stage_code("release_gate"),
     script:
         "../workflow_scripts/release_gate.py"
 
 
 rule stage_release:
     input:
+        **release_audit(None),
         assembled=rules.assemble.output,
         inputs_json=rules.validate_msmarco_inputs.output[0],
         llm_identity=rules.llm_identity.output[0],
         failures=DOUBTING_FAILURES,
-        **release_audit(None),
     output:
         [f"{DOUBTING_STAGED}/{rel}" for rel in _release_files()],
-    params:
-        code=code_hash("workflow_scripts/stage_release.py", prompts=DOUBTING_CODE_FILES),
-        settings={"version": DOUBTING["version"], "repo_id": DOUBTING["repo_id"], "config": DOUBTING_CONFIG_USED,
-                  "code_files": DOUBTING_CODE_FILES, "batch_descriptions": DOUBTING_BATCH_DESCRIPTIONS,
-                  "ledger": DOUBTING["release_ledger"], "package_dir": DOUBTING["package_dir"]},
-        assembled=lambda wildcards, input: str(Path(input.assembled[-1]).parent),
-        staged=lambda wildcards, output: str(Path(output[-1]).parent),
     log:
         "logs/stage_release.log",
     conda:
         "../envs/core.yaml"
+    params:
+        code=code_hash("workflow_scripts/stage_release.py", prompts=DOUBTING_CODE_FILES),
+        settings={
+            "version": DOUBTING["version"],
+            "repo_id": DOUBTING["repo_id"],
+            "config": DOUBTING_CONFIG_USED,
+            "code_files": DOUBTING_CODE_FILES,
+            "batch_descriptions": DOUBTING_BATCH_DESCRIPTIONS,
+            "ledger": DOUBTING["release_ledger"],
+            "package_dir": DOUBTING["package_dir"],
+        },
+        assembled=lambda wildcards, input: str(Path(input.assembled[-1]).parent),
+        staged=lambda wildcards, output: str(Path(output[-1]).parent),
     script:
         "../workflow_scripts/stage_release.py"
 
@@ -139,13 +163,13 @@ rule package:
         rules.stage_release.output,
     output:
         directory(DOUBTING["package_dir"]),
-    params:
-        code=code_hash("workflow_scripts/package.py"),
-        settings={"ledger": DOUBTING["release_ledger"]},
-        staged=lambda wildcards, input: str(Path(input[-1]).parent),
     log:
         "logs/package.log",
     conda:
         "../envs/core.yaml"
+    params:
+        code=code_hash("workflow_scripts/package.py"),
+        settings={"ledger": DOUBTING["release_ledger"]},
+        staged=lambda wildcards, input: str(Path(input[-1]).parent),
     script:
         "../workflow_scripts/package.py"

@@ -11,20 +11,20 @@ rule validate_msmarco_inputs:
         dev_answers=DOUBTING["dev_answers"],
         heldout_queries=DOUBTING["heldout_queries"],
     output:
-        report=f"{WORK}/doubting/inputs.json",
         **DOUBTING_CHECKED,
+        report=f"{WORK}/doubting/inputs.json",
         store=STORES["msmarco"],  # the collection as the passage store every later stage reads
-    # Input checks run before anything else, so bad input fails before an expensive job starts.
-    priority: 100
-    params:
-        code=code_hash("workflow_scripts/validate_msmarco_inputs.py"),
-        settings={"qrels_missing_passages": DOUBTING["qrels_missing_passages"]},
     log:
         "logs/validate_msmarco_inputs.log",
     benchmark:
         "benchmarks/validate_msmarco_inputs.tsv"
+    # Input checks run before anything else, so bad input fails before an expensive job starts.
+    priority: 100
     conda:
         "../envs/core.yaml"
+    params:
+        code=code_hash("workflow_scripts/validate_msmarco_inputs.py"),
+        settings={"qrels_missing_passages": DOUBTING["qrels_missing_passages"]},
     script:
         "../workflow_scripts/validate_msmarco_inputs.py"
 
@@ -37,16 +37,16 @@ rule dedup_train_queries:
         heldout_queries=DOUBTING["heldout_queries"],
     output:
         **DOUBTING_IDS,
+    log:
+        "logs/dedup_train_queries.log",
+    conda:
+        "../envs/core.yaml"
     params:
         code=code_hash("workflow_scripts/dedup_train_queries.py"),
         train_sample=lambda wildcards: sample_size("train"),
         dev_sample=lambda wildcards: sample_size("dev"),
         train_seed=DOUBTING["train_sample"]["seed"],
         dev_seed=DOUBTING["dev_sample"]["seed"],
-    log:
-        "logs/dedup_train_queries.log",
-    conda:
-        "../envs/core.yaml"
     script:
         "../workflow_scripts/dedup_train_queries.py"
 
@@ -58,11 +58,11 @@ rule shard_queries:
     output:
         train=shard_paths("train"),
         dev=shard_paths("dev"),
-    params:
-        code=code_hash("workflow_scripts/shard_queries.py"),
     log:
         "logs/shard_queries.log",
     conda:
         "../envs/core.yaml"
+    params:
+        code=code_hash("workflow_scripts/shard_queries.py"),
     script:
         "../workflow_scripts/shard_queries.py"

@@ -16,24 +16,48 @@ rule report_doubting:
         dev_queries=f"{DOUBTING_ASSEMBLED}/{_DATA_FILES['dev_queries', 'dev']}",
         package=DOUBTING["package_dir"],
     output:
-        summary=report(f"{REPORT_DIR}/doubting/summary.html", caption="../report/doubting_summary.rst",
-                       category=DOUBTING_REPORT_CATEGORY, subcategory="Tables"),
-        grades=report(f"{REPORT_DIR}/doubting/grades.png", caption="../report/doubting_grades.rst",
-                      category=DOUBTING_REPORT_CATEGORY, subcategory="Figures"),
-        wood=report(f"{REPORT_DIR}/doubting/wood.png", caption="../report/doubting_wood.rst",
-                    category=DOUBTING_REPORT_CATEGORY, subcategory="Figures"),
-        proposals=report(f"{REPORT_DIR}/doubting/proposals.png", caption="../report/doubting_proposals.rst",
-                         category=DOUBTING_REPORT_CATEGORY, subcategory="Figures"),
-        failures=report(f"{REPORT_DIR}/doubting/failures.html", caption="../report/doubting_failures.rst",
-                        category=DOUBTING_REPORT_CATEGORY, subcategory="Tables"),
-        audit=report(f"{REPORT_DIR}/doubting/audit.html", caption="../report/doubting_audit.rst",
-                     category=DOUBTING_REPORT_CATEGORY, subcategory="Tables"),
-    params:
-        code=code_hash("workflow_scripts/report_doubting.py"),
+        summary=report(
+            f"{REPORT_DIR}/doubting/summary.html",
+            caption="../report/doubting_summary.rst",
+            category=DOUBTING_REPORT_CATEGORY,
+            subcategory="Tables",
+        ),
+        grades=report(
+            f"{REPORT_DIR}/doubting/grades.png",
+            caption="../report/doubting_grades.rst",
+            category=DOUBTING_REPORT_CATEGORY,
+            subcategory="Figures",
+        ),
+        wood=report(
+            f"{REPORT_DIR}/doubting/wood.png",
+            caption="../report/doubting_wood.rst",
+            category=DOUBTING_REPORT_CATEGORY,
+            subcategory="Figures",
+        ),
+        proposals=report(
+            f"{REPORT_DIR}/doubting/proposals.png",
+            caption="../report/doubting_proposals.rst",
+            category=DOUBTING_REPORT_CATEGORY,
+            subcategory="Figures",
+        ),
+        failures=report(
+            f"{REPORT_DIR}/doubting/failures.html",
+            caption="../report/doubting_failures.rst",
+            category=DOUBTING_REPORT_CATEGORY,
+            subcategory="Tables",
+        ),
+        audit=report(
+            f"{REPORT_DIR}/doubting/audit.html",
+            caption="../report/doubting_audit.rst",
+            category=DOUBTING_REPORT_CATEGORY,
+            subcategory="Tables",
+        ),
     log:
         "logs/report_doubting.log",
     conda:
         "../envs/report.yaml"
+    params:
+        code=code_hash("workflow_scripts/report_doubting.py"),
     script:
         "../workflow_scripts/report_doubting.py"
 
@@ -42,15 +66,17 @@ rule report_eval44b:
     input:
         results=EVAL44B_RELEASE["results"],
     output:
-        arms=report(f"{REPORT_DIR}/eval44b/arms.html", caption="../report/eval44b_arms.rst",
-                    category=EVAL44B_REPORT_CATEGORY),
-        figure=report(f"{REPORT_DIR}/eval44b/arms.png", caption="../report/eval44b_arms.rst",
-                      category=EVAL44B_REPORT_CATEGORY),
-    params:
-        code=code_hash("workflow_scripts/report_eval44b.py"),
+        arms=report(
+            f"{REPORT_DIR}/eval44b/arms.html", caption="../report/eval44b_arms.rst", category=EVAL44B_REPORT_CATEGORY
+        ),
+        figure=report(
+            f"{REPORT_DIR}/eval44b/arms.png", caption="../report/eval44b_arms.rst", category=EVAL44B_REPORT_CATEGORY
+        ),
     log:
         "logs/report_eval44b.log",
     conda:
         "../envs/report.yaml"
+    params:
+        code=code_hash("workflow_scripts/report_eval44b.py"),
     script:
         "../workflow_scripts/report_eval44b.py"

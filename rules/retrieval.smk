@@ -3,6 +3,7 @@
 # collection's passage store. Searching is irdata.retrieval.search.Searcher, used by the agent and
 # the negative miner; passage texts by id are irdata.passage_store.PassageStore.
 
+
 wildcard_constraints:
     collection=r"[A-Za-z0-9_]+",
     shard=r"[0-9]{4}",
@@ -14,12 +15,12 @@ rule papers_store:
         collection=COLLECTIONS["papers44b"],
     output:
         STORES["papers44b"],
-    params:
-        code=code_hash("workflow_scripts/papers_store.py"),
     log:
         "logs/papers_store.log",
     conda:
         "../envs/retrieval.yaml"
+    params:
+        code=code_hash("workflow_scripts/papers_store.py"),
     script:
         "../workflow_scripts/papers_store.py"
 
@@ -29,17 +30,17 @@ rule index_bm25:
         store=collection_store,
     output:
         bm25_index_files("{collection}"),
-    params:
-        code=code_hash("workflow_scripts/index_bm25.py", settings=BM25_SETTINGS),
-        settings=BM25_SETTINGS,
-        index_dir=lambda wildcards, output: os.path.dirname(output[0]),
-    threads: 4  # tokenizing processes; capped by --cores
     log:
         "logs/index_bm25/{collection}.log",
     benchmark:
         "benchmarks/index_bm25/{collection}.tsv"
     conda:
         "../envs/retrieval.yaml"
+    threads: 4  # tokenizing processes; capped by --cores
+    params:
+        code=code_hash("workflow_scripts/index_bm25.py", settings=BM25_SETTINGS),
+        settings=BM25_SETTINGS,
+        index_dir=lambda wildcards, output: os.path.dirname(output[0]),
     script:
         "../workflow_scripts/index_bm25.py"
 
@@ -50,17 +51,17 @@ rule encode_passages:
     output:
         embeddings=f"{WORK}/index/{{collection}}/encoded/{{shard}}.npy",
         meta=f"{WORK}/index/{{collection}}/encoded/{{shard}}.json",
-    params:
-        code=code_hash("workflow_scripts/encode_passages.py", settings=ENCODE_SETTINGS),
-        settings=ENCODE_SETTINGS,
-        shards=lambda wildcards: encode_shard_count(wildcards.collection),
-    threads: 8  # torch on CPU; capped by --cores
     log:
         "logs/encode_passages/{collection}/{shard}.log",
     benchmark:
         "benchmarks/encode_passages/{collection}/{shard}.tsv"
     conda:
         "../envs/retrieval.yaml"
+    threads: 8  # torch on CPU; capped by --cores
+    params:
+        code=code_hash("workflow_scripts/encode_passages.py", settings=ENCODE_SETTINGS),
+        settings=ENCODE_SETTINGS,
+        shards=lambda wildcards: encode_shard_count(wildcards.collection),
     script:
         "../workflow_scripts/encode_passages.py"
 
@@ -72,16 +73,16 @@ rule index_dense:
         meta=lambda wildcards: encoded_shards(wildcards, "json"),
     output:
         dense_index_files("{collection}"),
-    params:
-        index_dir=lambda wildcards, output: os.path.dirname(output[0]),
-        code=code_hash("workflow_scripts/index_dense.py", settings=DENSE_INDEX_SETTINGS),
-        settings=DENSE_INDEX_SETTINGS,
-    threads: 8  # faiss's HNSW build is multi-threaded; capped by --cores
     log:
         "logs/index_dense/{collection}.log",
     benchmark:
         "benchmarks/index_dense/{collection}.tsv"
     conda:
         "../envs/retrieval.yaml"
+    threads: 8  # faiss's HNSW build is multi-threaded; capped by --cores
+    params:
+        index_dir=lambda wildcards, output: os.path.dirname(output[0]),
+        code=code_hash("workflow_scripts/index_dense.py", settings=DENSE_INDEX_SETTINGS),
+        settings=DENSE_INDEX_SETTINGS,
     script:
         "../workflow_scripts/index_dense.py"

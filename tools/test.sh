@@ -6,4 +6,7 @@ bash tools/install.sh
 .venv/bin/python -m pip --disable-pip-version-check -q install -r requirements-test.txt
 # The real OpenAI-compatible server the `openai` backend is tested against (compiles once, ~20 min).
 bash tools/install_llama_cpp_server.sh .venv/bin/pip
+# style: the rules with snakefmt, the Python with ruff (both configured in pyproject.toml)
+.venv/bin/snakefmt --check Snakefile rules/
+.venv/bin/ruff check .
 .venv/bin/python -m pytest "$@"
