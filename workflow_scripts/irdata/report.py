@@ -27,8 +27,8 @@ import pyarrow.parquet as pq  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from .atomic import atomic_path, write_text_atomic  # noqa: E402
+from .grade_scale import GRADES
 
-GRADES = (0, 1, 2, 3)
 SPLITS = ("train", "dev")
 # no timestamp or version in the PNG: identical inputs give identical files
 PNG_METADATA = {"Software": None}

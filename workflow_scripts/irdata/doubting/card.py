@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+from ..grade_scale import GRADES
 from .assemble import CONFIG_SPLITS, DATA_FILES, SCHEMAS
 
 TITLE = "Doubting MS MARCO"
@@ -74,7 +75,7 @@ def _table(header, rows) -> str:
 
 
 def _grades(hist: dict) -> str:
-    return ", ".join(f"{g}: {n(hist[str(g)])}" for g in range(4))
+    return ", ".join(f"{g}: {n(hist[str(g)])}" for g in GRADES)
 
 
 def _batches(counts: dict, descriptions: dict) -> str:

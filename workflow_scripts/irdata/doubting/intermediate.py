@@ -15,6 +15,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..errors import InputError
+from ..grade_scale import GRADES
 from ..shard_files import NULLABLE, ORIGINS, STRING
 from ..shard_files import SCHEMAS as STAGE_SCHEMAS
 from .pair_keys import SortedKeys
@@ -107,7 +108,7 @@ def read_grades(path, shard_ids: pa.Array) -> tuple[pa.Table, np.ndarray]:
         raise InputError(path, f"origin {table.column('origin')[row].as_py()!r} in row {row}; expected one of "
                          f"{list(ORIGINS)}", field="origin")
     grade = table.column("grade")
-    bad = pc.fill_null(pc.or_(pc.less(grade, 0), pc.greater(grade, 3)), False)
+    bad = pc.fill_null(pc.and_(pc.is_valid(grade), pc.invert(pc.is_in(grade, value_set=pa.array(GRADES, pa.int8())))), False)
     if pc.any(bad).as_py():
         row = pc.index(bad, True).as_py()
         raise InputError(path, f"grade {grade[row].as_py()} in row {row}; grades are 0-3 (null for a failed call)",

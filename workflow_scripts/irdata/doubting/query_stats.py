@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-GRADES = range(4)
+from ..grade_scale import GRADES
 
 
 def per_query(query: np.ndarray, n_queries: int, mask: np.ndarray | None = None) -> np.ndarray:

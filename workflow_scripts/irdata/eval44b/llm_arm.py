@@ -7,9 +7,8 @@ The prompt is a template file (prompts/grade_44b_pair.txt in the workflow) with 
 
 from __future__ import annotations
 
+from ..grade_scale import CHOICES
 from .arms import Scorer
-
-CHOICES = ("0", "1", "2", "3")
 
 
 class LlmScorer(Scorer):

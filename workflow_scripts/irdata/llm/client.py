@@ -11,6 +11,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from ..grade_scale import CHOICES
 from . import actions
 from .grading import GRADE_REASK, parse_grade
 from .journal import Journal
@@ -144,7 +145,7 @@ class LLMClient:
             calls, error = actions.parse_native(value["tool_calls"])
         return ChatResult(text, calls, value, error, value.get("finish_reason"))
 
-    async def grade(self, messages, choices=("0", "1", "2", "3"), stage: str | None = None) -> GradeResult:
+    async def grade(self, messages, choices=CHOICES, stage: str | None = None) -> GradeResult:
         """A grade among `choices`, constrained as llm.grade_constraint and the server allow
         (GradeResult.path). A reply outside the grade grammar (irdata.llm.grading) is asked
         again up to llm.grade_retries times, then returned as a counted `unparseable` failure
@@ -220,7 +221,7 @@ class LLMClient:
             lambda m: self.chat(m, tools=tools, max_tokens=max_tokens, stage=stage, tool_choice=tool_choice),
             conversations, stage, f"chat[{stage or 'llm'}]", on_error, progress)
 
-    async def grade_many(self, conversations, choices=("0", "1", "2", "3"), stage=None,
+    async def grade_many(self, conversations, choices=CHOICES, stage=None,
                          progress=True) -> list[GradeResult]:
         """Failures come back as GradeResults with label None (already counted), never raised."""
         return await self._many(lambda m: self.grade(m, choices=choices, stage=stage),
