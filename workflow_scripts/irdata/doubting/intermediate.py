@@ -108,7 +108,7 @@ def read_grades(path, shard_ids: pa.Array) -> tuple[pa.Table, np.ndarray]:
         raise InputError(path, f"origin {table.column('origin')[row].as_py()!r} in row {row}; expected one of "
                          f"{list(ORIGINS)}", field="origin")
     grade = table.column("grade")
-    bad = pc.fill_null(pc.and_(pc.is_valid(grade), pc.invert(pc.is_in(grade, value_set=pa.array(GRADES, pa.int8())))), False)
+    bad = pc.and_(pc.is_valid(grade), pc.invert(pc.is_in(grade, value_set=pa.array(GRADES, pa.int8()))))
     if pc.any(bad).as_py():
         row = pc.index(bad, True).as_py()
         raise InputError(path, f"grade {grade[row].as_py()} in row {row}; grades are 0-3 (null for a failed call)",
