@@ -24,7 +24,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from ..atomic import write_text_atomic
-from ..llm import LLMSettings, connection_settings, load_settings, make_client, settings_from_parts
+from ..llm import LLMSettings, connection_settings, journal_path_for, load_settings, make_client, settings_from_parts
 from ..stage import Stage, canonical
 from ..tsv import read_trec_qrels
 
@@ -67,8 +67,7 @@ def llm_job(snakemake) -> LLMJob:
     connection settings and the journal folder come from the config: they change no output."""
     params, llm_config = snakemake.params, snakemake.config["llm"]
     settings = job_llm_settings(params.settings["llm"], llm_config)
-    return LLMJob(settings, Path(settings.journal_dir) / f"{params.job}.jsonl", Path(params.retry_state),
-                  int(params.retry))
+    return LLMJob(settings, journal_path_for(settings, params.job), Path(params.retry_state), int(params.retry))
 
 
 def read_parquet_frame(path) -> pd.DataFrame:
