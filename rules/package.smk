@@ -132,7 +132,7 @@ rule stage_release:
     input:
         **release_audit(None),
         assembled=rules.assemble.output,
-        inputs_json=rules.validate_msmarco_inputs.output[0],
+        inputs_json=rules.validate_msmarco_inputs.output.report,
         llm_identity=rules.llm_identity.output[0],
         failures=DOUBTING_FAILURES,
     output:
