@@ -73,13 +73,17 @@ TOOLS = [
 SEARCH_TOOLS = ("search_bm25", "search_dense")
 
 
+AGENT_TASK = {"text": "prompts/agent_task.txt", "native": "prompts/agent_task_native.txt"}
+
 STAGE = Stage(
     name="agent_search",
     script="workflow_scripts/agent_search.py",
     settings=lambda config, split, **_: canonical({
         "llm": llm_params(config["llm"], "agent"), "budget": config["annotation"]["agent"][split],
         "search": search_settings(config["retrieval"])}),
-    prompts=lambda config, **_: {"system": "prompts/agent_system.txt", "task": "prompts/agent_task.txt"},
+    # the task ends with the reply format of the tool protocol: JSON examples for the text protocol
+    prompts=lambda config, **_: {"system": "prompts/agent_system.txt", "task": AGENT_TASK[
+        llm_params(config["llm"], "agent")["tool_protocol"]]},
 )
 
 
