@@ -8,6 +8,11 @@ import shutil
 import tempfile
 from pathlib import Path
 
+# mkstemp makes files private (0600); an output gets the permissions a plain open() would give it
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+FILE_MODE = 0o666 & ~_UMASK
+
 
 @contextlib.contextmanager
 def atomic_path(path):
@@ -20,6 +25,7 @@ def atomic_path(path):
         yield Path(tmp)
         with open(tmp, "rb") as fh:
             os.fsync(fh.fileno())
+        os.chmod(tmp, FILE_MODE)
         os.replace(tmp, path)
     finally:
         with contextlib.suppress(FileNotFoundError):
