@@ -106,8 +106,8 @@ def retrieval_settings(part, keys):
 BM25_SETTINGS = RETRIEVAL["bm25"]
 # ef_search is applied when searching, device and encode_shard_mb do not change the vectors
 ENCODE_SETTINGS = retrieval_settings("dense", ["model", "normalize", "max_seq_length", "batch_size", "device"])
-# what a dense index's files depend on: its kind and parameters, and the search settings with
-# which its recall (recorded in settings.json) is measured
+# what a dense index's files depend on: its kind and build parameters and the recall sample; the search
+# settings (ef_search, ivf_nprobe) are not, its recall is recorded at fixed efforts (dense.RECALL_EFFORTS)
 DENSE_INDEX_SETTINGS = retrieval_settings(
     "dense",
     [
@@ -119,10 +119,8 @@ DENSE_INDEX_SETTINGS = retrieval_settings(
         "compressed_index",
         "hnsw_m",
         "ef_construction",
-        "ef_search",
         "ivf_lists",
         "pq_m",
-        "ivf_nprobe",
         "train_size",
         "sample_seed",
         "recall_queries",

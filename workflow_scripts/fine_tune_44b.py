@@ -12,11 +12,9 @@ with rule_logging(snakemake) as log:
         snakemake.params.scoring,
     )
     log.info(
-        "fine-tuned %s (%d parameters) in %s s on %d threads, %d steps; best %s; sha256 %s",
+        "fine-tuned %s (%d parameters), %d steps; best %s; sha256 %s",
         report["kind"],
         report["parameters"],
-        report["train_seconds"],
-        report["threads"],
         report["steps"],
         report["best"],
         report["model_sha256"],

@@ -7,7 +7,8 @@ import shutil
 import pytest
 
 from irdata.eval44b.arms import score_arm
-from irdata.eval44b.finetune import MODEL_FILES, fine_tune, save_model, training_examples
+from irdata.eval44b.finetune import MODEL_FILES, fine_tune, run_fine_tune, save_model, training_examples
+from irdata.eval44b.jsonl import write_jsonl
 from irdata.retrieval.dense import model_fingerprint
 from unit.eval44b_tiny import tiny_sentence_transformer
 
@@ -86,6 +87,25 @@ def test_fine_tune_is_deterministic_and_saves_the_declared_files(kind, tiny, tmp
     c = run(kind, tiny, tmp_path / "c", seed=1, max_steps=2, eval_every=0)
     assert c["steps"] == 2 and [e["step"] for e in c["evaluations"]] == [2]
     assert model_fingerprint(str(tmp_path / "c")) != model_fingerprint(str(tmp_path / "a"))
+
+
+def test_the_training_report_is_byte_identical_without_timing(tiny, tmp_path):
+    """record_timing false leaves the wall time out of the job's report, as out of every other output."""
+    queries = [{"note_id": q, "text": t} for q, t in QUERIES.items()]
+    paths = {"train_mined": tmp_path / "mined.jsonl", "train_queries": tmp_path / "queries.jsonl",
+             "val_mined": tmp_path / "mined.jsonl", "val_queries": tmp_path / "queries.jsonl",
+             "collection": tmp_path / "papers.tsv"}
+    write_jsonl(paths["train_mined"], ROWS)
+    write_jsonl(paths["train_queries"], queries)
+    paths["collection"].write_text("".join(f"{k}\t{v}\n" for k, v in COLLECTION.items()))
+    settings = {**SETTINGS, "base_model": tiny, "max_steps": 2, "eval_every": 0, "val_queries": 4}
+    reports = []
+    for run_dir in ("a", "b"):
+        out = tmp_path / f"{run_dir}.json"
+        report = run_fine_tune("cross_encoder", paths, tmp_path / run_dir, out, settings, SCORE)
+        assert report["train_seconds"] is None
+        reports.append(out.read_bytes())
+    assert reports[0] == reports[1]
 
 
 def test_a_trained_cross_encoder_scores_as_a_brought_one(tiny, tmp_path):

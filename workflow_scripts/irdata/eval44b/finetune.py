@@ -277,6 +277,9 @@ def run_fine_tune(kind, paths: dict, out_dir, out_report, settings: dict, score_
         "settings": {**score_settings, "record_timing": False},
     }
     model, report = fine_tune(kind, train, val, settings)
+    log.info("trained %s in %s s on %d threads", kind, report["train_seconds"], report["threads"])
+    if not score_settings["record_timing"]:
+        report["train_seconds"] = None  # a wall time would make the report differ from run to run
     save_model(model, kind, out_dir)
     report["model_sha256"] = model_fingerprint(str(out_dir))
     report["files"] = MODEL_FILES[kind]

