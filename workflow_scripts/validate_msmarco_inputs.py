@@ -1,6 +1,5 @@
-import json
 
-from irdata.atomic import write_text_atomic
+from irdata.atomic import write_json_atomic
 from irdata.logs import rule_logging
 from irdata.msmarco_inputs import validate_msmarco_inputs
 
@@ -14,4 +13,4 @@ with rule_logging(snakemake) as log:
         passage_store=snakemake.output.store,
     )
     log.info("inputs valid: %s; qrels rows dropped: %s", report["rows"], report["qrels_dropped"])
-    write_text_atomic(snakemake.output.report, json.dumps(report, indent=2, sort_keys=True) + "\n")
+    write_json_atomic(snakemake.output.report, report)

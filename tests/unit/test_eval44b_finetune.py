@@ -6,9 +6,9 @@ import shutil
 
 import pytest
 
+from irdata.atomic import write_jsonl_atomic
 from irdata.eval44b.arms import score_arm
 from irdata.eval44b.finetune import MODEL_FILES, fine_tune, run_fine_tune, save_model, training_examples
-from irdata.eval44b.jsonl import write_jsonl
 from irdata.retrieval.dense import model_fingerprint
 from unit.eval44b_tiny import tiny_sentence_transformer
 
@@ -95,8 +95,8 @@ def test_the_training_report_is_byte_identical_without_timing(tiny, tmp_path):
     paths = {"train_mined": tmp_path / "mined.jsonl", "train_queries": tmp_path / "queries.jsonl",
              "val_mined": tmp_path / "mined.jsonl", "val_queries": tmp_path / "queries.jsonl",
              "collection": tmp_path / "papers.tsv"}
-    write_jsonl(paths["train_mined"], ROWS)
-    write_jsonl(paths["train_queries"], queries)
+    write_jsonl_atomic(paths["train_mined"], ROWS)
+    write_jsonl_atomic(paths["train_queries"], queries)
     paths["collection"].write_text("".join(f"{k}\t{v}\n" for k, v in COLLECTION.items()))
     settings = {**SETTINGS, "base_model": tiny, "max_steps": 2, "eval_every": 0, "val_queries": 4}
     reports = []

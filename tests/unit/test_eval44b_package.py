@@ -8,9 +8,10 @@ import subprocess
 
 import pytest
 
+from irdata.atomic import write_json_atomic, write_jsonl_atomic
 from irdata.eval44b.arms import Bm25Scorer
 from irdata.eval44b.inputs import read_texts_by_id
-from irdata.eval44b.jsonl import read_jsonl, write_json, write_jsonl
+from irdata.eval44b.jsonl import read_jsonl
 from irdata.eval44b.mining import mine
 from irdata.eval44b.package import package
 from irdata.eval44b.queries import write_queries
@@ -105,8 +106,8 @@ def demo_inputs(folder):
                     "summary": f"This paper on {topic} proposes method {i * 37 % 101}. " * 6,
                 }
             )
-    write_jsonl(folder / "papers.jsonl", papers)
-    write_jsonl(folder / "reviews.jsonl", reviews)
+    write_jsonl_atomic(folder / "papers.jsonl", papers)
+    write_jsonl_atomic(folder / "reviews.jsonl", reviews)
     return folder / "papers.jsonl", folder / "reviews.jsonl"
 
 
@@ -154,8 +155,8 @@ def build(folder, settings=SCORING, mining=MINING):
     for s in SPLITS:
         split_of = {k: p["split"] for k, p in papers.items()}
         rows, report = mine(read_jsonl(qpaths[s]), screen, {"dense": dense, "lexical": lexical}, mining, 64, split_of)
-        write_jsonl(w / f"mined/{s}.jsonl", rows)
-        write_json(w / f"mined/{s}.report.json", report)
+        write_jsonl_atomic(w / f"mined/{s}.jsonl", rows)
+        write_json_atomic(w / f"mined/{s}.report.json", report)
     arms = []
     for arm in ("random", "bm25"):
         arm_settings = {**ARMS[arm], "record_timing": settings["record_timing"]}

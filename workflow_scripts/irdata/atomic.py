@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import tempfile
@@ -85,9 +86,21 @@ def write_parquet_atomic(table, path) -> None:
         pq.write_table(table, tmp, compression="zstd")
 
 
-def write_jsonl_atomic(path, records) -> None:
-    import json
+def json_text(obj) -> str:
+    """The bytes of every JSON file the workflow writes: sorted keys, UTF-8 as it is, indented."""
+    return json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
+
+def write_json_atomic(path, obj) -> None:
+    write_text_atomic(path, json_text(obj))
+
+
+def write_jsonl_atomic(path, records, sort_keys: bool = True) -> int:
+    """One record a line, UTF-8 as it is, keys sorted unless the records' order is the format's;
+    returns how many were written."""
+    n = 0
     with atomic_open(path) as fh:
         for record in records:
-            fh.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
+            fh.write(json.dumps(record, ensure_ascii=False, sort_keys=sort_keys) + "\n")
+            n += 1
+    return n

@@ -14,13 +14,12 @@ failed is counted as a failure and left out of the agreement, never read as a gr
 from __future__ import annotations
 
 import hashlib
-import json
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ..atomic import write_parquet_atomic, write_text_atomic
+from ..atomic import write_json_atomic, write_parquet_atomic
 from ..errors import InputError
 from ..grade_scale import GRADES
 from ..passage_store import PassageStore
@@ -114,6 +113,6 @@ def run_audit(qrels_path, queries_path, collection_path, prompts: dict, settings
     result = {"qrels": str(qrels_path), "grading": settings["mode"], **dropped,
               **agreement(graded["human"].to_numpy(np.int64), graded["grade"].to_numpy(np.int64)),
               "failures": failures.as_dict()}
-    write_text_atomic(out_audit, json.dumps(result, indent=2, sort_keys=True) + "\n")
+    write_json_atomic(out_audit, result)
     finish_job(job, out_stats, "audit_labels", client, failures, pairs=len(frame))
     return result

@@ -23,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 
-from ..atomic import write_text_atomic
+from ..atomic import write_json_atomic
 from ..llm import LLMSettings, connection_settings, journal_path_for, load_settings, make_client, settings_from_parts
 from ..stage import Stage, canonical
 from ..tsv import read_trec_qrels
@@ -121,7 +121,7 @@ class Failures:
 def finish_job(job: LLMJob, path, stage: str, client, failures: Failures, **summary) -> None:
     """The job's stats file (read by the release gate), its retry state and its log's closing line."""
     record = {"stage": stage, "failures": failures.as_dict(), "llm": client.stats.as_dict(), **summary}
-    write_text_atomic(path, json.dumps(record, indent=2, sort_keys=True) + "\n")
+    write_json_atomic(path, record)
     log.info("%s: %d %s, %d failed %s; llm calls %d, journal hits %d, retries %d", stage, failures.total,
              failures.units, failures.failed, dict(sorted(failures.by_kind.items())), client.stats.calls,
              client.stats.journal_hits, client.stats.retries)
@@ -143,8 +143,8 @@ def record_retry_state(path, generation: int, failures: Failures) -> None:
     if generation == 0 and not failures.retryable:
         path.unlink(missing_ok=True)  # the common case leaves no file behind
         return
-    write_text_atomic(path, json.dumps({"generation": generation, "retryable": failures.retryable,
-                                        "by_kind": dict(sorted(failures.by_kind.items()))}, sort_keys=True) + "\n")
+    write_json_atomic(path, {"generation": generation, "retryable": failures.retryable,
+                             "by_kind": dict(failures.by_kind)})
 
 
 def write_llm_identity(settings: dict, llm_config: dict, out_path) -> dict:
@@ -159,7 +159,7 @@ def write_llm_identity(settings: dict, llm_config: dict, out_path) -> dict:
     record = value.pop("default")
     if value:
         record["stages"] = value
-    write_text_atomic(out_path, json.dumps(record, indent=2, sort_keys=True) + "\n")
+    write_json_atomic(out_path, record)
     return record
 
 

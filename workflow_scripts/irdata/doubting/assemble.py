@@ -22,7 +22,6 @@ select.py; the counts, query_stats.py; the streaming writer, release_writer.py.
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import shutil
@@ -35,7 +34,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ..atomic import atomic_path, write_lines_atomic, write_text_atomic
+from ..atomic import atomic_path, write_json_atomic, write_lines_atomic
 from ..shard_files import OFFICIAL_ROWS, SPLIT_FILES, shard_file
 from ..shards import read_id_list
 from .judgments import ShardJudgments, qrels_rows, shard_judgments
@@ -235,7 +234,7 @@ def assemble(out_dir, ids: dict, shards: dict[str, list[ShardPaths]], train_qrel
     train["assigned"] = len(collection) + len(excluded)
     stats["ids"] = {"train_collection": len(collection), "train_excluded": len(excluded), "dev_all": len(dev_all),
                     "dev_strict": len(dev_strict)}
-    write_text_atomic(out_dir / STATS, json.dumps(stats, indent=1, sort_keys=True) + "\n")
+    write_json_atomic(out_dir / STATS, stats)
     return stats
 
 

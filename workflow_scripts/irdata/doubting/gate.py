@@ -13,7 +13,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from ..atomic import write_text_atomic
+from ..atomic import write_json_atomic
 from ..errors import InputError
 from ..stage import Stage, canonical
 
@@ -85,5 +85,5 @@ def run_gate(stats_files: dict[str, list[str]], settings: dict, out_path) -> dic
             "servers and llm.base_urls), then run the same snakemake command again: the jobs with retryable "
             "failures rerun and repeat only their failed calls (their journals answer the rest). To publish with "
             "these failures counted, add --config accept_llm_failures=true.")
-    write_text_atomic(out_path, json.dumps(record, indent=2, sort_keys=True) + "\n")
+    write_json_atomic(out_path, record)
     return record

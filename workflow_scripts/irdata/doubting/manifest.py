@@ -20,7 +20,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from ..atomic import write_text_atomic
+from ..atomic import write_json_atomic
 from ..provenance import module_closure, sha256_file, sha256sums_text
 
 MANIFEST = "MANIFEST.json"
@@ -110,10 +110,6 @@ def llm_failures(gate: dict | None) -> dict | None:
             "limits": gate["limits"], "accepted_over_limit": gate["accepted"]}
 
 
-def dumps(obj) -> str:
-    return json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-
-
 def write_sha256sums(folder) -> str:
     """Write SHA256SUMS for every file under `folder` but itself; return its text."""
     folder = Path(folder)
@@ -156,4 +152,4 @@ def check_ledger(path, version: str, digest: str) -> bool:
 def record_ledger(path, version: str, digest: str, package_dir: str) -> None:
     ledger = read_ledger(path)
     ledger["releases"][version] = {"sha256sums_sha256": digest, "package": str(package_dir)}
-    write_text_atomic(path, dumps(ledger))
+    write_json_atomic(path, ledger)

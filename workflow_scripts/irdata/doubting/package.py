@@ -14,7 +14,7 @@ import json
 import shutil
 from pathlib import Path
 
-from ..atomic import atomic_dir
+from ..atomic import atomic_dir, json_text
 from ..errors import InputError
 from . import card, manifest, select
 from .assemble import DATA_FILES, ID_FILES, STATS, TREC_STRICT
@@ -76,7 +76,7 @@ def build_package(assembled_dir, out_dir, version: str, repo_id: str, inputs_jso
         code = manifest.file_hashes(code_root, code_paths)
         man = manifest.build_manifest(stats, version, repo_id, inputs.get("files", inputs), identity, config, code,
                                       selection_rules(), failures, audit)
-        (tmp / manifest.MANIFEST).write_text(manifest.dumps(man), encoding="utf-8", newline="\n")
+        (tmp / manifest.MANIFEST).write_text(json_text(man), encoding="utf-8", newline="\n")
         sums = manifest.write_sha256sums(tmp)
         # refused here, the temporary folder is removed and nothing is published
         manifest.check_ledger(ledger, version, manifest.content_hash(sums))

@@ -28,9 +28,8 @@ import copy
 import logging
 import time
 
-from ..atomic import atomic_dir
+from ..atomic import atomic_dir, write_json_atomic
 from .arms import DenseScorer, PairScorer, candidate_keys, score_arm, truncate
-from .jsonl import write_json
 from .metrics import query_rng
 
 log = logging.getLogger(__name__)
@@ -283,5 +282,5 @@ def run_fine_tune(kind, paths: dict, out_dir, out_report, settings: dict, score_
     save_model(model, kind, out_dir)
     report["model_sha256"] = model_fingerprint(str(out_dir))
     report["files"] = MODEL_FILES[kind]
-    write_json(out_report, report)
+    write_json_atomic(out_report, report)
     return report

@@ -1,32 +1,13 @@
-"""JSON lines in and out with fixed bytes: sorted keys, no ASCII escaping, one record a line."""
+"""JSON and JSON lines in, naming the file and line of what is wrong (written by irdata.atomic)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from ..atomic import atomic_open
 from ..errors import InputError
 
 BOM = b"\xef\xbb\xbf"
-
-
-def dumps(record) -> str:
-    return json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(", ", ": "))
-
-
-def write_jsonl(path, records) -> int:
-    n = 0
-    with atomic_open(path) as fh:
-        for record in records:
-            fh.write(dumps(record) + "\n")
-            n += 1
-    return n
-
-
-def write_json(path, obj) -> None:
-    with atomic_open(path) as fh:
-        fh.write(json.dumps(obj, sort_keys=True, ensure_ascii=False, indent=2) + "\n")
 
 
 def read_json(path):

@@ -11,8 +11,9 @@ import logging
 import tempfile
 from pathlib import Path
 
+from ..atomic import write_json_atomic, write_jsonl_atomic
 from ..retrieval.search import Searcher
-from .jsonl import read_jsonl, write_json, write_jsonl
+from .jsonl import read_jsonl
 from .mining import mine
 from .screen import Screen
 
@@ -83,8 +84,8 @@ def run_mining(
     split_of = {key: p["split"] for key, p in papers.items()}
     rows, report = mine(queries, screen, searchers_from(searcher), settings, settings["batch_size"], split_of)
     report["indexes"] = index_recipe(searcher)
-    write_jsonl(out_rows, rows)
-    write_json(out_report, report)
+    write_jsonl_atomic(out_rows, rows)
+    write_json_atomic(out_report, report)
     log.info(
         "%d of %d queries got %d clean negatives; %d lacking; by miner %s; screen %s",
         len(rows),

@@ -6,14 +6,13 @@ by note_id, no timestamps (ms/query is the one measured value; `record_timing: f
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 
-from ..atomic import atomic_open
+from ..atomic import atomic_open, write_json_atomic, write_jsonl_atomic
 from ..provenance import sha256_file, sha256sums_text
 from .card import card_markdown
-from .jsonl import read_json, read_jsonl, write_json
+from .jsonl import read_json, read_jsonl
 from .metrics import chance_metrics
 from .mining import RECIPE
 from .split import SPLITS
@@ -51,15 +50,9 @@ def pair_row(row: dict, papers: dict, unresolvable_schemes) -> dict:
     return out
 
 
-def _line(record) -> str:
-    return json.dumps(record, ensure_ascii=False, separators=(", ", ": "))
-
-
 def _write_rows(path, rows) -> int:
-    with atomic_open(path) as fh:
-        for row in rows:
-            fh.write(_line(row) + "\n")
-    return len(rows)
+    """A release's JSON lines keep their fields in the card's order."""
+    return write_jsonl_atomic(path, rows, sort_keys=False)
 
 
 def disjointness(mined: dict, papers: dict) -> dict:
@@ -216,7 +209,7 @@ def package(paths: dict, out: dict, settings: dict) -> dict:
         },
         "inputs": {name: {"path": str(p), "sha256": sha256_file(p)} for name, p in sorted(paths["inputs"].items())},
     }
-    write_json(out["manifest"], manifest)
+    write_json_atomic(out["manifest"], manifest)
     with atomic_open(out["card"]) as fh:
         fh.write(card_markdown(manifest, [result_line(r) for r in arm_results]))
     folder = Path(out["sums"]).parent

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .jsonl import read_jsonl, write_json, write_jsonl
+from ..atomic import write_json_atomic, write_jsonl_atomic
+from .jsonl import read_jsonl
 from .split import SPLITS
 
 QUERY_FIELDS = ("note_id", "note_url", "kind", "paper", "split", "text")
@@ -36,9 +37,9 @@ def write_queries(reviews_path, out_paths: dict, out_report, min_chars: int) -> 
     report = {"min_query_chars": min_chars, "queries": {}, "too_short": {}, "kinds": {}}
     for split in SPLITS:
         rows = [q for q in queries if q["split"] == split]
-        write_jsonl(out_paths[split], rows)
+        write_jsonl_atomic(out_paths[split], rows)
         report["queries"][split] = len(rows)
         report["too_short"][split] = dropped.get(split, 0)
         report["kinds"][split] = dict(sorted(Counter(q["kind"] for q in rows).items()))
-    write_json(out_report, report)
+    write_json_atomic(out_report, report)
     return report

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import logging
 
+from ..atomic import write_json_atomic
 from .arms import ARMS, score_arm
 from .inputs import read_texts_by_id
-from .jsonl import read_json, read_jsonl, write_json
+from .jsonl import read_json, read_jsonl
 from .llm_arm import LlmScorer
 
 log = logging.getLogger(__name__)
@@ -31,5 +32,5 @@ def run_arm(arm, mined_path, queries_path, collection_path, out_path, settings, 
         result["training"] = {k: report[k] for k in TRAINING_FIELDS}
     if "chance" in result:
         log.info("random arm: chance check %s", result["chance"])
-    write_json(out_path, result)
+    write_json_atomic(out_path, result)
     return result

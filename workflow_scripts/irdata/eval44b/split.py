@@ -9,9 +9,8 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 
-from ..atomic import atomic_open
+from ..atomic import atomic_open, write_json_atomic, write_jsonl_atomic
 from .inputs import load_papers, load_reviews, paper_key, paper_text
-from .jsonl import write_json, write_jsonl
 
 SPLITS = ("train", "val", "test")
 RULE = "sha256(salt + key)[:8 bytes, big-endian] / 2**64 -> [0,1); train < {train_below} <= val < {val_below} <= test"
@@ -67,7 +66,7 @@ def split_papers(papers_path, reviews_path, out_tsv, out_papers, out_reviews, ou
                     "split_value": value,
                 }
             )
-    write_jsonl(out_papers, rows)
+    write_jsonl_atomic(out_papers, rows)
 
     kept, orphans = [], []
     for review in reviews:
@@ -76,7 +75,7 @@ def split_papers(papers_path, reviews_path, out_tsv, out_papers, out_reviews, ou
             orphans.append(review["note_id"])
             continue
         kept.append({**review, "split": split})
-    write_jsonl(out_reviews, kept)
+    write_jsonl_atomic(out_reviews, kept)
 
     report = {
         "rule": RULE.format(train_below=train_below, val_below=val_below),
@@ -92,5 +91,5 @@ def split_papers(papers_path, reviews_path, out_tsv, out_papers, out_reviews, ou
     for split in SPLITS:
         report["papers"].setdefault(split, 0)
         report["reviews"].setdefault(split, 0)
-    write_json(out_report, report)
+    write_json_atomic(out_report, report)
     return report

@@ -29,7 +29,7 @@ from pathlib import Path
 import faiss
 import numpy as np
 
-from ..atomic import atomic_dir, atomic_path, write_text_atomic
+from ..atomic import atomic_dir, atomic_path, write_json_atomic
 from ..logs import peak_rss_mb
 from ..passage_store import open_store
 from .common import (
@@ -113,7 +113,7 @@ def encode_passages(collection, out_npy, out_meta, shard: int, shards: int, sett
     seconds = time.perf_counter() - start_time
     meta = {"shard": shard, "shards": shards, "start": start, "end": end, "rows": len(store),
             "dim": int(vectors.shape[1]), "ids_sha256": store.ids_sha256, **model_settings(settings)}
-    write_text_atomic(out_meta, json.dumps(meta, indent=2, sort_keys=True) + "\n")
+    write_json_atomic(out_meta, meta)
     stats = {"passages": end - start, "dim": meta["dim"], "seconds": round(seconds, 1),
              "passages_per_s": round((end - start) / max(seconds, 1e-9), 1), "peak_rss_mb": round(peak_rss_mb())}
     log.info("encoded shard %d/%d (rows %d-%d) with %s: %s", shard, shards, start, end, settings["model"], stats)
