@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from conftest import Workflow
 
 from repo_copy import REPO, TINY_DEMO, copy_repo
+from workflow_run import Workflow
 
 pytestmark = [pytest.mark.workflow, pytest.mark.llm]
 

@@ -12,10 +12,10 @@ import json
 import pyarrow.parquet as pq
 import pytest
 import yaml
-from conftest import Workflow
 
 from model_server import ModelServer
 from repo_copy import REPO, TINY_DEMO, copy_repo
+from workflow_run import Workflow
 
 pytestmark = pytest.mark.workflow
 
