@@ -118,7 +118,7 @@ def main():
     parser.add_argument("--nprobe", type=int, nargs="+", default=[16, 64])
     parser.add_argument("--encode", type=int, default=256, help="passages to encode (0: skip)")
     args = parser.parse_args()
-    from irdata.retrieval.dense import build_faiss, search_params
+    from irdata.retrieval.dense import EFFORT_SETTING, build_faiss, search_params
 
     cfg = settings()["dense"]
     print(f"faiss {faiss.__version__}, {faiss.omp_get_max_threads()} threads; HNSW M={cfg['hnsw_m']}, "
@@ -154,8 +154,7 @@ def main():
                 mapped = run_fresh("bench_dense", "open_index", str(path), True)["result"]
                 swept = {"hnsw": args.ef_search, "hnsw_sq8": args.ef_search, "ivf_pq": args.nprobe}.get(kind, [0])
                 for value in swept:
-                    key = "ivf_nprobe" if kind == "ivf_pq" else "ef_search"
-                    params = search_params(index, kind, {**kind_cfg, key: value}, 100) if value else None
+                    params = search_params(index, kind, {EFFORT_SETTING[kind]: value}, 100) if value else None
                     start = time.perf_counter()
                     _, found = index.search(queries, 100, params=params)
                     qps = len(queries) / (time.perf_counter() - start)

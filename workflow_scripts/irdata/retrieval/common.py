@@ -19,6 +19,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.ipc as ipc
 
+from ..atomic import json_text
+
 IDS_FILE = "ids.arrow"
 SETTINGS_FILE = "settings.json"
 _INT_ID = r"^(0|[1-9][0-9]{0,17})$"  # canonical integers that fit int64 ("012" is a string id)
@@ -225,7 +227,7 @@ def read_settings(directory: Path, kind: str) -> dict:
 
 
 def write_settings(directory: Path, settings: dict) -> None:
-    (directory / SETTINGS_FILE).write_text(json.dumps(settings, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    (directory / SETTINGS_FILE).write_text(json_text(settings), encoding="utf-8")
 
 
 def row_range(n_rows: int, shard: int, shards: int) -> tuple[int, int]:

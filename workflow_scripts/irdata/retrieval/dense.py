@@ -53,6 +53,8 @@ RECALL_DEPTH = 100
 # search efforts at which recall is measured: ef_search for the HNSW kinds (raised to RECALL_DEPTH + 1
 # when searching, so smaller values measure the same), ivf_nprobe for IVF-PQ (capped at its lists)
 RECALL_EFFORTS = {"hnsw": (128, 160, 256, 512), "hnsw_sq8": (128, 160, 256, 512), "ivf_pq": (1, 4, 16, 64, 256)}
+# the search setting of each approximate kind (search_params reads it; a flat index has none)
+EFFORT_SETTING = {"hnsw": "ef_search", "hnsw_sq8": "ef_search", "ivf_pq": "ivf_nprobe"}
 
 
 def model_path(name_or_path: str) -> str:
@@ -245,7 +247,7 @@ def measure_recall(index, kind: str, arrays: list[np.ndarray], settings: dict) -
     n = index.ntotal
     depth = min(RECALL_DEPTH, n - 1)
     rows = sample_rows(n, settings["recall_queries"], settings["sample_seed"], 1)
-    effort = {"hnsw": "ef_search", "hnsw_sq8": "ef_search", "ivf_pq": "ivf_nprobe"}.get(kind, "exact")
+    effort = EFFORT_SETTING.get(kind, "exact")
     if depth < 1 or not len(rows):
         return {"recall_at": depth, "recall_effort": effort, "recall": None, "recall_queries": 0}
     queries = _Rows(arrays).take(rows)
@@ -257,8 +259,7 @@ def measure_recall(index, kind: str, arrays: list[np.ndarray], settings: dict) -
         efforts = RECALL_EFFORTS.get(kind, [None])
     curve = {}
     for value in efforts:
-        _, found = index.search(queries, depth + 1,
-                                params=search_params(index, kind, {"ef_search": value, "ivf_nprobe": value}, depth + 1))
+        _, found = index.search(queries, depth + 1, params=search_params(index, kind, {effort: value}, depth + 1))
         hits = [len(np.intersect1d(f[f != q][:depth], t[t != q][:depth])) for q, f, t in zip(rows, found, truth)]
         curve["exact" if value is None else str(value)] = round(float(np.mean(hits)) / depth, 4)
     return {"recall_at": depth, "recall_effort": effort, "recall": curve, "recall_queries": len(rows)}
