@@ -348,3 +348,29 @@ def test_slots_bound_holders_and_pass_a_slot_on_when_a_waiter_is_cancelled():
 
     order, free = asyncio.run(go())
     assert order == ["b"] and free == 1
+
+
+def test_open_clients_hold_the_collector_and_the_last_to_close_restores_it(tmp_path):
+    import asyncio
+    import gc
+
+    from irdata.llm import make_client
+    from irdata.llm.client import GC_YOUNG_THRESHOLD
+
+    settings = {"backend": "openai", "base_urls": ["http://127.0.0.1:9/v1"]}
+    before = gc.get_threshold()
+    assert gc.get_freeze_count() == 0 and before[0] < GC_YOUNG_THRESHOLD
+
+    async def go():
+        first = make_client(settings, journal_path=tmp_path / "a.jsonl")
+        second = make_client(settings)
+        held = gc.get_threshold(), gc.get_freeze_count() > 0
+        await first.aclose()
+        await first.aclose()  # a second close releases nothing more
+        still = gc.get_threshold(), gc.get_freeze_count() > 0
+        await second.aclose()
+        return held, still
+
+    held, still = asyncio.run(go())
+    assert held == still == ((GC_YOUNG_THRESHOLD, *before[1:]), True)
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0

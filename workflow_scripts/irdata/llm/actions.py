@@ -133,9 +133,11 @@ def parse_action(text: str, tools) -> tuple[str, list[ToolCall], str | None]:
 def native_messages(messages) -> list[dict]:
     """Messages as servers accept them: llama-cpp-python (and others) reject an assistant turn
     with tool_calls whose content is null. The list itself when nothing needs changing."""
-    if not any(m.get("tool_calls") and m.get("content") is None for m in messages):
-        return messages if isinstance(messages, list) else list(messages)
-    return [{**m, "content": ""} if m.get("tool_calls") and m.get("content") is None else m for m in messages]
+    for m in messages:  # a plain loop: this runs on every call
+        if m.get("tool_calls") and m.get("content") is None:
+            return [{**m, "content": ""} if m.get("tool_calls") and m.get("content") is None else m
+                    for m in messages]
+    return messages if isinstance(messages, list) else list(messages)
 
 
 def parse_native(tool_calls) -> tuple[list[ToolCall], str | None]:
