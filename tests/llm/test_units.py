@@ -20,7 +20,7 @@ from irdata.llm import (
 )
 from irdata.llm.actions import parse_action, parse_native, to_text_protocol
 from irdata.llm.grading import choice_distribution
-from irdata.llm.journal import Journal
+from irdata.llm.journal import FLUSH_INTERVAL_S, Journal
 from irdata.llm.loglikelihood import align_echo, continuation_start
 from irdata.llm.results import RequestFailed
 from irdata.llm.settings import schema
@@ -138,10 +138,12 @@ def test_journal_reads_sound_lines_of_another_layout_and_batches_writes(tmp_path
         for i in range(5):
             j.append(f"{i:064d}", {"text": str(i)})
         before = len(path.read_bytes().splitlines())
-        await asyncio.sleep(0)  # the event loop's next step writes the burst
-        return before
+        await asyncio.sleep(0)
+        still = len(path.read_bytes().splitlines())
+        await asyncio.sleep(2 * FLUSH_INTERVAL_S)  # the burst's timer fires first: one write
+        return before, still
 
-    assert asyncio.run(burst()) == 1 and len(path.read_bytes().splitlines()) == 6
+    assert asyncio.run(burst()) == (1, 1) and len(path.read_bytes().splitlines()) == 6
     j.close()
     assert Journal(path).get(f"{4:064d}") == {"text": "4"}
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import hashlib
-import json
 import logging
 import time
 from pathlib import Path
@@ -19,10 +18,10 @@ from .journal import Journal
 from .results import ChatResult, GradeResult, LLMCallError, RequestFailed, Stats
 from .settings import LLMSettings
 from .spreading import RetryLog
+from .transports import encode_json_sorted
 
 log = logging.getLogger(__name__)
 
-_dumps = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
 
 # The collector while any client is open. With hundreds of calls in flight, CPython's default
 # young-generation threshold (700 allocations) runs a collection every few dozen calls, each one
@@ -84,7 +83,7 @@ class LLMClient:
         if hit is None:
             s = self.settings.for_stage(stage)
             backend = self._backend(s)
-            ident = _dumps(backend.answer_identity())
+            ident = encode_json_sorted(backend.answer_identity())
             prefixes = {op: f'{{"id":{ident},"op":"{op}"}}' for op in ("chat", "grade", "loglikelihood")}
             hit = self._stages[stage] = (s, backend, prefixes)
         return hit
@@ -111,8 +110,8 @@ class LLMClient:
         (bounded in flight) and journal it. Request and messages are encoded once, for the key
         and for the wire."""
         _, backend, prefixes = self._stage(stage)
-        request_json = _dumps(request)
-        messages_json = None if messages is None else _dumps(messages)
+        request_json = encode_json_sorted(request)
+        messages_json = None if messages is None else encode_json_sorted(messages)
         key = hashlib.sha256((prefixes[op] + request_json + (messages_json or "")).encode()).hexdigest()
         if self.journal is not None:
             hit = self.journal.get(key)

@@ -1,14 +1,14 @@
 """Append-only per-job journal of completed LLM calls: a rerun repeats none of them.
 
 One line per call: `<sha256 of the line body> <body>` where the body is compact JSON
-{"k": request key, "v": response}. Lines reach the kernel through an O_APPEND descriptor as
-soon as the event loop finishes its current step: the calls completed in one step share one
-os.write (at thousands of calls/s a write per call was a tenth of the client's CPU), so a
-kill -9 loses at most the calls of that step and those in progress; they are made again on
-the rerun. A kill mid-write can leave a torn last line: on open, every line is checked
-against its checksum; bad lines are dropped (never trusted) and a torn tail is cut off so
-that new lines do not glue onto it. The journal is a cache outside Snakemake's outputs,
-not an output, so it is appended to rather than written atomically.
+{"k": request key, "v": response}. Lines reach the kernel through an O_APPEND descriptor at
+most FLUSH_INTERVAL_S after their call completed, the calls completed in that time in one
+os.write (a write per event-loop step was nearly a write per call when each step completes
+only a few calls), so a kill -9 loses at most the calls of the last interval and those in
+progress; they are made again on the rerun. A kill mid-write can leave a torn last line: on
+open, every line is checked against its checksum; bad lines are dropped (never trusted) and a
+torn tail is cut off so that new lines do not glue onto it. The journal is a cache outside
+Snakemake's outputs, not an output, so it is appended to rather than written atomically.
 
 In memory each answer is kept as its JSON text, decoded on a hit: text is compact and not
 traversed by the garbage collector, which a dict per call is (measured: ~10% of the CPU of a
@@ -24,9 +24,13 @@ import logging
 import os
 from pathlib import Path
 
+from .transports import encode_json
+
 log = logging.getLogger(__name__)
 
-_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+# How long a completed call's line may wait in memory before it is written.
+FLUSH_INTERVAL_S = 0.1
+
 _HEAD, _MID = b'{"k":"', b'","v":'  # the body's layout: _HEAD + 64 hex digits + _MID + value + b"}"
 
 
@@ -44,7 +48,7 @@ def _parse(line: bytes):
         return body[6:70].decode("ascii"), body[76:-1].decode("utf-8")
     try:  # a sound line in another layout: read it as JSON
         rec = json.loads(body)
-        return rec["k"], _encode(rec["v"])
+        return rec["k"], encode_json(rec["v"])
     except (ValueError, KeyError, TypeError):
         return None
 
@@ -58,6 +62,7 @@ class Journal:
         self.entries: dict[str, str] = {}  # request key -> answer as JSON text
         self.dropped = 0
         self._pending: list[bytes] = []
+        self._flush_timer: asyncio.TimerHandle | None = None
         self._load()
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 
@@ -96,16 +101,19 @@ class Journal:
         return key in self.entries
 
     def append(self, key: str, value) -> None:
-        text = _encode(value)
+        text = encode_json(value)
         self.entries[key] = text
         self._pending.append(_line(key, text))
         if len(self._pending) == 1:
             try:
-                asyncio.get_running_loop().call_soon(self.flush)
+                self._flush_timer = asyncio.get_running_loop().call_later(FLUSH_INTERVAL_S, self.flush)
             except RuntimeError:  # no event loop: write now
                 self.flush()
 
     def flush(self) -> None:
+        if self._flush_timer is not None:
+            self._flush_timer.cancel()
+            self._flush_timer = None
         if self._pending and self._fd >= 0:
             os.write(self._fd, b"".join(self._pending))
         self._pending.clear()

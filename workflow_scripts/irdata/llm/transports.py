@@ -20,7 +20,30 @@ import json
 from .results import RequestFailed
 from .settings import LLMSettings
 
-encode_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+def _compact_json_encoder(sort_keys: bool):
+    """JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=...).encode, the same text,
+    without its set-up on every call: the C encoder is built once, with no circular-reference
+    bookkeeping (a cycle raises RecursionError rather than ValueError). 1-1.3 us less per encode,
+    and a call encodes three times (its request, its conversation, its journal line)."""
+    plain = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=sort_keys)
+    make = getattr(json.encoder, "c_make_encoder", None)
+    try:
+        c_encode = make(None, plain.default, json.encoder.encode_basestring, None, ":", ",", sort_keys, False, True)
+    except TypeError:  # no C accelerator, or another signature: the plain encoder
+        return plain.encode
+
+    def encode(obj) -> str:
+        return "".join(c_encode(obj, 0))
+
+    probe = {"b": [1, 2.5, None, True, "é\n"], "a": {"x": -0.0}, "c": "\u2028"}
+    return encode if encode(probe) == plain.encode(probe) else plain.encode
+
+
+# The compact JSON of the wire, the journal and the request keys (sorted: a key must not depend
+# on the order a dict was built in).
+encode_json = _compact_json_encoder(sort_keys=False)
+encode_json_sorted = _compact_json_encoder(sort_keys=True)
 
 
 class TransientError(Exception):
