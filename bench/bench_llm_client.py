@@ -159,11 +159,11 @@ def main() -> None:
                 n = args.calls
                 rate: dict[str, list] = {}
                 cpu: dict[str, list] = {}
-                arms = [("bare", bare_aiohttp, ()), ("bare+gc", bare_aiohttp_gc, ()), ("layer", layer, None)]
+                arms = [("bare", bare_aiohttp), ("bare+gc", bare_aiohttp_gc), ("layer", layer)]
                 for rnd in range(args.rounds):
-                    for name, fn, extra in (arms if rnd % 2 == 0 else arms[::-1]):
-                        if extra is None:
-                            extra = (None if args.no_journal else Path(tmp) / f"j{width}-{rnd}.jsonl",)
+                    journal = None if args.no_journal else Path(tmp) / f"j{width}-{rnd}.jsonl"
+                    for name, fn in (arms if rnd % 2 == 0 else arms[::-1]):
+                        extra = (journal,) if fn is layer else ()
                         convos = [messages(i) for i in range(n)]
                         wall, used = timed(fn, url, convos, width, *extra)
                         rate.setdefault(name, []).append(n / wall)

@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 # heap (its loaded inputs) again and again. So while clients are open the young threshold is
 # raised and the heap that existed before is frozen (gc.freeze: still freed by reference counting,
 # only not traversed); the last client to close restores both. At 256 in flight this cuts a plain
-# aiohttp loop's CPU per call by 15-24% (bench/bench_llm_client.py, its bare+gc arm).
+# aiohttp loop's CPU per call by 14-24% (bench/bench_llm_client.py, its bare+gc arm).
 GC_YOUNG_THRESHOLD = 10_000
 _gc_holds = 0
 _gc_restore: tuple = ()
