@@ -27,7 +27,7 @@ include: "rules/report.smk"
 # and tables; `all`, the default, builds both.
 rule doubting:
     input:
-        DOUBTING["package_dir"],
+        rules.package.output,
         rules.report_doubting.output,
 
 

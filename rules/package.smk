@@ -1,12 +1,14 @@
 # Doubting MS MARCO, last stages: assemble the per-shard LLM stage outputs into the release configs
 # (assemble), check the LLM failures against their limits (release_gate), build the release in a
 # staging folder and check it against the release ledger (stage_release), then publish it (package).
-# A refused release stops before `package`, whose output Snakemake would delete first: no path
-# deletes a published release. Formats of the per-shard files: workflow_scripts/irdata/shard_files.py.
+# The published folder is not a Snakemake output: `package` replaces it atomically and its output is a
+# record under work/, so Snakemake deletes nothing of a release before a rerun and leaves no file of
+# its own in the folder, which holds exactly what SHA256SUMS lists. A deleted folder is published again
+# from the staged release with -R package. Formats of the per-shard files: workflow_scripts/irdata/shard_files.py.
 
 from irdata.llm.settings import CONNECTION_SETTINGS as _CONNECTION_KEYS
 from irdata.doubting.assemble import assembled_files as _assembled_files
-from irdata.doubting.gate import STAGES as _LLM_RULES
+from irdata.doubting.gate import AUDIT_SPLIT as _AUDIT_SPLIT, STAGES as _GATED_RULES, input_name as _gate_input
 from irdata.doubting.manifest import code_files as _code_files
 from irdata.doubting.package import release_files as _release_files
 from irdata.shard_files import SPLIT_FILES as _SPLIT_FILES, rule_splits as _rule_splits
@@ -14,7 +16,11 @@ from irdata.shard_files import SPLIT_FILES as _SPLIT_FILES, rule_splits as _rule
 DOUBTING_ASSEMBLED = f"{WORK}/doubting/assembled"
 DOUBTING_STAGED = f"{WORK}/doubting/release"
 DOUBTING_FAILURES = f"{WORK}/doubting/failures.json"
+DOUBTING_PUBLISHED = f"{WORK}/doubting/published.json"
 DOUBTING_BATCHES = DOUBTING["acquisition_batches"]
+# the per-shard LLM rules (the audit, when configured, is one job of its own)
+_LLM_RULES = [name for name in _GATED_RULES if _rule_splits(name)]
+DOUBTING_AUDIT_STATS = f"{WORK}/doubting/stats/audit_labels/audit.json"
 # code, prompt, env and schema files whose sha256 MANIFEST.json records (irdata.doubting.manifest)
 DOUBTING_PROMPTS = sorted(
     {
@@ -44,10 +50,12 @@ DOUBTING_BATCH_DESCRIPTIONS = {
     }
     for split in ("train", "dev")
 }
-# the stats file of every LLM job, by rule
+# the stats file of every LLM job, by rule and split (the release gate's inputs)
 LLM_JOB_STATS = {
-    name: [path for split in _rule_splits(name) for path in shard_paths(split, "stats", name)] for name in _LLM_RULES
+    _gate_input(name, split): shard_paths(split, "stats", name) for name in _LLM_RULES for split in _rule_splits(name)
 }
+if DOUBTING["audit"]["qrels"]:
+    LLM_JOB_STATS[_gate_input("audit_labels", _AUDIT_SPLIT)] = [DOUBTING_AUDIT_STATS]
 
 
 if DOUBTING["audit"]["qrels"]:
@@ -61,7 +69,7 @@ if DOUBTING["audit"]["qrels"]:
         output:
             grades=f"{WORK}/doubting/audit/grades.parquet",
             audit=DOUBTING_AUDIT,
-            stats=f"{WORK}/doubting/stats/audit_labels/audit.json",
+            stats=DOUBTING_AUDIT_STATS,
         log:
             "logs/audit_labels.log",
         benchmark:
@@ -151,6 +159,7 @@ rule stage_release:
             "batch_descriptions": DOUBTING_BATCH_DESCRIPTIONS,
             "ledger": DOUBTING["release_ledger"],
             "package_dir": DOUBTING["package_dir"],
+            "raw_inputs": DOUBTING_RAW_INPUTS,
         },
         assembled=lambda wildcards, input: str(Path(input.assembled[-1]).parent),
         staged=lambda wildcards, output: str(Path(output[-1]).parent),
@@ -162,14 +171,14 @@ rule package:
     input:
         rules.stage_release.output,
     output:
-        directory(DOUBTING["package_dir"]),
+        DOUBTING_PUBLISHED,
     log:
         "logs/package.log",
     conda:
         "../envs/core.yaml"
     params:
         code=code_hash("workflow_scripts/package.py"),
-        settings={"ledger": DOUBTING["release_ledger"]},
+        settings={"ledger": DOUBTING["release_ledger"], "package_dir": DOUBTING["package_dir"]},
         staged=lambda wildcards, input: str(Path(input[-1]).parent),
     script:
         "../workflow_scripts/package.py"

@@ -1,5 +1,16 @@
 # Doubting MS MARCO, first stages: validate the raw inputs, dedup train queries, shard queries.
 
+from irdata.msmarco_inputs import input_paths as _input_paths
+
+# The raw input files the config names. They are in the input check's settings, so that naming other
+# files (a production overlay in a demo checkout) plans the check again, whose missing inputs the
+# dry-run then names; stage_release checks them against the check's inputs.json.
+DOUBTING_RAW_INPUTS = _input_paths(
+    *(DOUBTING[key] for key in ("collection", "train_queries", "train_qrels", "dev_queries", "dev_qrels")),
+    DOUBTING["dev_answers"],
+    DOUBTING["heldout_queries"],
+)
+
 
 rule validate_msmarco_inputs:
     input:
@@ -24,7 +35,7 @@ rule validate_msmarco_inputs:
         "../envs/core.yaml"
     params:
         code=code_hash("workflow_scripts/validate_msmarco_inputs.py"),
-        settings={"qrels_missing_passages": DOUBTING["qrels_missing_passages"]},
+        settings={"qrels_missing_passages": DOUBTING["qrels_missing_passages"], "inputs": DOUBTING_RAW_INPUTS},
     script:
         "../workflow_scripts/validate_msmarco_inputs.py"
 

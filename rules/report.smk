@@ -14,7 +14,8 @@ rule report_doubting:
         judgments_train=f"{DOUBTING_ASSEMBLED}/{_DATA_FILES['judgments', 'train']}",
         train_queries=f"{DOUBTING_ASSEMBLED}/{_DATA_FILES['train_queries', 'train']}",
         dev_queries=f"{DOUBTING_ASSEMBLED}/{_DATA_FILES['dev_queries', 'dev']}",
-        package=DOUBTING["package_dir"],
+        manifest=f"{DOUBTING_STAGED}/MANIFEST.json",  # the published one's bytes
+        published=rules.package.output,
     output:
         summary=report(
             f"{REPORT_DIR}/doubting/summary.html",

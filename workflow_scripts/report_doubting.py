@@ -3,6 +3,6 @@ from irdata.report import doubting_report
 
 with rule_logging(snakemake) as log:
     i = snakemake.input
-    shown = doubting_report(i.stats, f"{i.package}/MANIFEST.json", i.judgments_train, i.train_queries,
+    shown = doubting_report(i.stats, i.manifest, i.judgments_train, i.train_queries,
                             i.dev_queries, dict(snakemake.output.items()))
     log.info("report of Doubting MS MARCO: %s", shown)

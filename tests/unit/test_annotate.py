@@ -167,6 +167,20 @@ def test_agent_protocol_errors_are_retried_then_end_the_episode(store):
     assert episode.proposals == ["p2"] and episode.end == "protocol_errors"
     assert [e["event"] for e in episode.trace].count("protocol_error") == 3
     assert "not a valid tool call" in client.seen_messages[1][-1]["content"]
+    # an episode that ends by breaking the protocol is a failure, kept with what it proposed, not retried
+    failures = episode_failures([episode]).as_dict()
+    assert failures["by_kind"] == {"protocol": 1} and failures["failed"] == 1 and failures["retryable"] == 0
+
+
+def test_an_episode_that_never_calls_a_tool_is_a_protocol_failure(store):
+    passages, system, task = store
+    # a server without a tool parser: every reply is plain text
+    client = ScriptedClient(["I would search for it."] * 4)
+    episode = run(SearchAgent(client, Searcher(), passages, system, task, budget(max_protocol_errors=3)))
+    finished = run(SearchAgent(ScriptedClient([call("finish")]), Searcher(), passages, system, task, budget()))
+    assert episode.end == "protocol_errors" and episode.proposals == [] and len(client.seen_messages) == 4
+    assert episode_failures([episode, finished]).as_dict() == {
+        "units": "episodes", "total": 2, "failed": 1, "retryable": 0, "by_kind": {"protocol": 1}}
 
 
 def test_a_reply_cut_off_at_the_token_cap_is_reported_as_such(store):
@@ -340,8 +354,25 @@ def test_wood_is_mean_gain_and_tells_failures_from_not_available(tmp_path):
     table = asyncio.run(wood_scores(client, agent, {"q": "ans"}, queries, passages, Prompt(tmp_path / "w.txt"),
                                     Prompt(tmp_path / "q.txt")))
     assert table.column("wood").to_pylist() == [pytest.approx(-1.0 - -3.0), None, None, None]
-    # c's call failed (timeout); b is not finite and r has no answer: not available, no failure
-    assert table.column("failure_kind").to_pylist() == [None, None, "timeout", None]
+    # c's call failed (timeout), b's value is not finite: failures; r has no answer: not available, no failure
+    assert table.column("failure_kind").to_pylist() == [None, "non_finite", "timeout", None]
+    assert "not finite: with the passage -inf" in table.column("failure")[1].as_py()
+
+
+@pytest.mark.parametrize("with_b, base", [([math.nan, -1.0], [-2.0]), ([], [-2.0]), ([-1.0], [math.inf]),
+                                          ([-1e308, -1e308], [1e308, 1e308])])
+def test_a_non_finite_wood_value_is_a_failure_never_not_available(tmp_path, with_b, base):
+    (tmp_path / "w.txt").write_text("<passage>{passage}</passage>\n<query>{query}</query>\nAnswer:")
+    (tmp_path / "q.txt").write_text("<query>{query}</query>\nAnswer:")
+    queries = TextStore(pa.chunked_array([["q"]]), pa.chunked_array([["what"]]))
+    passages = TextStore(pa.chunked_array([["b"]]), pa.chunked_array([["B"]]))
+    agent = pd.DataFrame({"query_id": ["q"], "passage_id": ["b"], "agent_rank": [1]})
+    q = "<query>what</query>\nAnswer:"
+    client = ScriptedClient(logprobs={q: base, f"<passage>B</passage>\n{q}": with_b})
+    table = asyncio.run(wood_scores(client, agent, {"q": "ans"}, queries, passages, Prompt(tmp_path / "w.txt"),
+                                    Prompt(tmp_path / "q.txt")))
+    assert table.column("wood").to_pylist() == [None]
+    assert table.column("failure_kind").to_pylist() == ["non_finite"]
 
 
 def test_a_prompt_keeps_data_inside_its_tags(tmp_path):

@@ -232,9 +232,42 @@ def validate_msmarco_inputs(collection, train_queries, train_qrels, dev_queries,
         write_jsonl_atomic(checked["dev_answers"], ({"query_id": q, "answers": a} for q, a in answers.items()))
     for path in heldout_queries:
         report["rows"][f"heldout:{path}"] = read_queries(path).num_rows
-    inputs = [collection, train_queries, train_qrels, dev_queries, dev_qrels, dev_answers, *heldout_queries]
-    for path in dict.fromkeys(inputs):
-        report["files"][str(path)] = {"sha256": sha256_file(path), "bytes": Path(path).stat().st_size}
+    for path in input_paths(collection, train_queries, train_qrels, dev_queries, dev_qrels, dev_answers,
+                            heldout_queries):
+        report["files"][path] = {"sha256": sha256_file(path), "bytes": Path(path).stat().st_size}
     if passage_store is not None:
         write_passage_store(passages.rename_columns(["id", "text"]), passage_store)
     return report
+
+
+def input_paths(collection, train_queries, train_qrels, dev_queries, dev_qrels, dev_answers,
+                heldout_queries) -> list[str]:
+    """The raw input files, each once, in the order inputs.json records them."""
+    return list(dict.fromkeys(str(p) for p in (collection, train_queries, train_qrels, dev_queries, dev_qrels,
+                                               dev_answers, *heldout_queries)))
+
+
+_REBUILD = ("To build the release from the inputs the config names, rerun the input check and every stage "
+            "after it: add -R validate_msmarco_inputs to the snakemake command (or restore the files it was "
+            "built from).")
+
+
+def check_inputs_current(report_path, report: dict, paths: list[str]) -> None:
+    """Refuse a release whose work/ was built from other raw inputs than `paths`, the ones the config
+    names now: other paths, or files whose content changed since the input check (inputs.json,
+    `report`, holds each file's sha256)."""
+    recorded, named = report["files"], list(dict.fromkeys(map(str, paths)))
+    if set(recorded) != set(named):
+        then = ", ".join(p for p in recorded if p not in named)
+        now = ", ".join(p for p in named if p not in recorded)
+        raise InputError(report_path, f"the work/ outputs were built from other inputs than the config names: "
+                         f"checked then {then}; named now {now}. {_REBUILD}", field="files")
+    for path in named:
+        if not Path(path).is_file():
+            raise InputError(report_path, f"{path}, an input the work/ outputs were built from, is gone. {_REBUILD}",
+                             field="files")
+        then, now = recorded[path], {"sha256": sha256_file(path), "bytes": Path(path).stat().st_size}
+        if now["sha256"] != then["sha256"]:
+            raise InputError(report_path, f"{path} changed since the input check built the work/ outputs from it "
+                             f"(sha256 {then['sha256']}, {then['bytes']:,} bytes then; {now['sha256']}, "
+                             f"{now['bytes']:,} bytes now). {_REBUILD}", field="files")

@@ -10,8 +10,8 @@ rejection and protocol failure goes to the trace.
 
 When the model breaks the tool protocol (no tool call, an unknown tool, a reply cut off at
 `max_action_tokens`) it is told what went wrong and asked again; after `max_protocol_errors` the
-episode ends, keeping what was proposed so far. An LLM call that fails ends the episode as
-`llm_failure`, counted by kind.
+episode ends, keeping what was proposed so far, and counts as a failure of kind `protocol`. An LLM
+call that fails ends the episode as `llm_failure`, counted by kind.
 
 Cited ids. Small models often answer in prose that cites passages by their shown id ("[1610]
 answers it") instead of calling propose. With `accept_cited_ids`, such a reply still counts as a
@@ -327,10 +327,15 @@ class SearchAgent:
 
 
 def episode_failures(episodes: list[Episode]) -> Failures:
+    """An episode fails when a call failed (its kind) or when it ended by breaking the tool protocol
+    (`protocol`; what it proposed before, cited ids included, is kept). `protocol` is not retried by a
+    plain rerun: the journal would replay the same replies (release gate: what to do instead)."""
     failures = Failures("episodes", len(episodes))
     for e in episodes:
         if e.end == "llm_failure":
             failures.add(e.failure_kind)
+        elif e.end == "protocol_errors":
+            failures.add("protocol")
     return failures
 
 

@@ -8,7 +8,8 @@ of each human grade (seeded by the pair, so the draw does not depend on file ord
 
 Agreement: the 4x4 confusion matrix (rows the human grade, columns the model's), Cohen's kappa with
 linear and quadratic weights, and binary agreement at >= 2 (relevant or not). A pair whose grading
-failed is counted as a failure and left out of the agreement, never read as a grade.
+failed is counted as a failure, left out of the agreement, never read as a grade, and gated by the
+release gate like the release's grades.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from ..passage_store import PassageStore
 from ..stage import Stage, canonical
 from ..tsv import read_trec_qrels
 from .common import Failures, LLMJob, finish_job, llm_params, run_with_client
-from .grading import grade_pairs, mode_named
+from .grading import _counts, grade_pairs, mode_named
 from .passages import TextStore
 
 STAGE = Stage(
@@ -114,5 +115,7 @@ def run_audit(qrels_path, queries_path, collection_path, prompts: dict, settings
               **agreement(graded["human"].to_numpy(np.int64), graded["grade"].to_numpy(np.int64)),
               "failures": failures.as_dict()}
     write_json_atomic(out_audit, result)
-    finish_job(job, out_stats, "audit_labels", client, failures, pairs=len(frame))
+    # gated like the release's own grades (annotation.failure_limits.audit_labels)
+    finish_job(job, out_stats, "audit_labels", client, failures, pairs=len(frame),
+               grade_paths=_counts(frame["grade_path"]))
     return result

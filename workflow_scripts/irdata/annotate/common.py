@@ -31,7 +31,7 @@ from ..tsv import read_trec_qrels
 log = logging.getLogger(__name__)
 
 NOT_RETRIED = frozenset({"unparseable", "misaligned", "unsupported_model", "protocol", "empty_answer",
-                         "http_400", "http_413", "http_422"})
+                         "non_finite", "http_400", "http_413", "http_422"})
 
 
 @lru_cache(maxsize=64)

@@ -6,9 +6,10 @@ over the generated answer's tokens, each side's mean taken over its own tokenisa
 line after the prompt's closing "Answer:" (context = prompt + "\n", continuation = the answer as
 generated), so its first token is not an unnatural " " after a newline.
 
-Null when the query has no answer (not available), when a value is not finite, or when a
-log-likelihood call failed: then the row's failure_kind and failure say why, so a null from a
-failure is never mistaken for "not available".
+Null when the query has no answer (not available, the only null without a failure kind), when a
+log-likelihood call failed (its kind), or when a side's mean is not finite or has no tokens to take
+it over (kind `non_finite`): the row's failure_kind and failure say why, so a null from a failure is
+never mistaken for "not available".
 """
 
 from __future__ import annotations
@@ -35,17 +36,32 @@ STAGE = Stage(
 )
 
 
-def _mean(logprobs) -> float | None:
-    if isinstance(logprobs, LLMCallError) or not logprobs:
-        return None
-    value = math.fsum(logprobs) / len(logprobs)
-    return value if math.isfinite(value) else None
+NON_FINITE = "non_finite"
+
+
+def _mean(logprobs: list[float]) -> float:
+    """The mean log-probability; NaN when there is none (a continuation of no tokens) or when the sum
+    leaves the float range (fsum raises rather than return inf)."""
+    try:
+        return math.fsum(logprobs) / len(logprobs) if logprobs else math.nan
+    except OverflowError:
+        return math.nan
 
 
 def _failure(result) -> tuple[str, str] | None:
     if isinstance(result, LLMCallError):
         return result.kind, result.reason
     return None
+
+
+def _value(with_passage: list[float], query_only: list[float]) -> tuple[float | None, tuple[str, str] | None]:
+    """(WOOD, None), or (None, the non_finite failure) when either mean or their difference is not finite."""
+    mean_a, mean_b = _mean(with_passage), _mean(query_only)
+    value = mean_a - mean_b
+    if math.isfinite(value):
+        return value, None
+    return None, (NON_FINITE, f"mean log-probability not finite: with the passage {mean_a!r} over "
+                              f"{len(with_passage)} token(s), query only {mean_b!r} over {len(query_only)} token(s)")
 
 
 async def wood_scores(client, agent: pd.DataFrame, answers: dict[str, str], queries: TextStore,
@@ -68,13 +84,11 @@ async def wood_scores(client, agent: pd.DataFrame, answers: dict[str, str], quer
             continue
         a, b = with_passage_results[(q, p)], base[q]
         failure = _failure(a) or _failure(b)
-        if failure is not None:
-            values.append(None), kinds.append(failure[0]), reasons.append(failure[1])
-            continue
-        mean_a, mean_b = _mean(a), _mean(b)
-        value = None if mean_a is None or mean_b is None else mean_a - mean_b
-        values.append(value if value is not None and math.isfinite(value) else None)
-        kinds.append(None), reasons.append(None)
+        value = None
+        if failure is None:
+            value, failure = _value(a, b)
+        values.append(value)
+        kinds.append(failure and failure[0]), reasons.append(failure and failure[1])
     return pa.table({
         "query_id": rows["query_id"].tolist(),
         "passage_id": rows["passage_id"].tolist(),

@@ -96,18 +96,22 @@ def model_name(identity: dict) -> str:
 
 
 def llm_failures_text(failures: dict | None) -> str:
-    """One paragraph: how many units of each LLM stage failed, and why (MANIFEST.json `failures`)."""
+    """One paragraph: how many units of each LLM stage and split failed, and why (MANIFEST.json `failures`)."""
     if failures is None:
         return ""
     parts = []
-    for stage, f in failures["stages"].items():
-        kinds = ", ".join(f"{kind} {n(count)}" for kind, count in f["by_kind"].items())
-        parts.append(f"{stage}: {n(f['failed'])} of {n(f['total'])} {f['units'] or 'units'} failed"
-                     + (f" ({kinds})" if kinds else ""))
+    for stage, record in failures["stages"].items():
+        splits = []
+        for split, f in record["splits"].items():
+            kinds = ", ".join(f"{kind} {n(count)}" for kind, count in f["by_kind"].items())
+            splits.append(f"{split} {n(f['failed'])} of {n(f['total'])} {f['units'] or 'units'}"
+                          + (f" ({kinds})" if kinds else ""))
+        parts.append(f"{stage}: " + ", ".join(splits))
     accepted = (" The build was published over the configured failure limits (accept_llm_failures)."
                 if failures.get("accepted") else "")
-    return ("LLM calls that failed after retries, by stage (MANIFEST.json, failures): " + "; ".join(parts) + "."
-            + accepted + " A failed unit has no label: never a default grade or score.")
+    return ("Units that ended without a label after retries, by stage and split (MANIFEST.json, failures; an "
+            "agent episode also fails when it ends by breaking the tool protocol, kind protocol): "
+            + "; ".join(parts) + "." + accepted + " A failed unit has no label: never a default grade or score.")
 
 
 def audit_text(audit: dict | None) -> str:

@@ -1,10 +1,12 @@
-"""The release gate: every LLM job's failures, summed by stage and kind, against the configured limits.
+"""The release gate: every LLM job's failures, summed by stage, split and kind, against the configured limits.
 
-It runs after the last LLM job and before the release is staged. Over a stage's limit (the fraction
-of its units that failed: agent episodes, graded pairs, answered queries, WOOD proposals) the build
-stops here, naming the stage, the counts, the commonest kinds and what to do; nothing is staged,
-published or frozen. `accept_llm_failures` publishes anyway, with every failure counted in
-MANIFEST.json and the card. failures.json is what MANIFEST.json's `failures` holds.
+It runs after the last LLM job and before the release is staged. Each split of each stage (agent
+episodes, graded pairs, answered queries, WOOD proposals, audit pairs) is held to its stage's limit,
+the fraction of its units that failed: a split is never averaged away by a larger one. Over a limit
+the build stops here, naming the stage and split, the counts, the commonest kinds and what to check;
+nothing is staged, published or frozen. `accept_llm_failures` publishes anyway, with every failure
+counted in MANIFEST.json and the card. failures.json is what MANIFEST.json's `failures` holds, with
+the grade constraint paths (`grade_paths`) of every split's labels.
 """
 
 from __future__ import annotations
@@ -15,10 +17,13 @@ from pathlib import Path
 
 from ..atomic import write_json_atomic
 from ..errors import InputError
+from ..shard_files import rule_splits
 from ..stage import Stage, canonical
 
-# the LLM rules, in pipeline order, and the config key of each limit
-STAGES = ("agent_search", "grade", "generate_answer", "wood")
+# the LLM rules, in pipeline order; each is the config key of its limit (annotation.failure_limits)
+STAGES = ("agent_search", "grade", "generate_answer", "wood", "audit_labels")
+# the audit grades human-judged pairs of neither split: its one job is its own split
+AUDIT_SPLIT = "audit"
 
 STAGE = Stage(
     name="release_gate",
@@ -32,58 +37,122 @@ class ReleaseGateError(RuntimeError):
     pass
 
 
+def stage_splits(stage: str) -> list[str]:
+    return [AUDIT_SPLIT] if stage == "audit_labels" else rule_splits(stage)
+
+
+def input_name(stage: str, split: str) -> str:
+    """The release_gate rule's named input holding the stats files of one stage's split."""
+    return f"{stage}__{split}"
+
+
 def _read_stats(path) -> dict:
     try:
         record = json.loads(Path(path).read_text(encoding="utf-8"))
-        return record["failures"]
+        return {"failures": record["failures"], "grade_paths": record.get("grade_paths")}
     except (OSError, ValueError, KeyError) as exc:
         raise InputError(path, f"not a stats file of an LLM job ({exc}); rerun the job that writes it") from exc
 
 
-def collect_failures(stats_files: dict[str, list[str]]) -> dict:
-    """{stage: {units, jobs, total, failed, retryable, fraction, by_kind, jobs_with_failures}} over the jobs' stats."""
-    out = {}
-    for stage in STAGES:
-        total = failed = retryable = 0
-        by_kind: Counter = Counter()
-        units, failing_jobs = None, []
-        for path in stats_files.get(stage, []):
-            f = _read_stats(path)
-            units = f["units"]
-            total, failed, retryable = total + f["total"], failed + f["failed"], retryable + f["retryable"]
-            by_kind.update(f["by_kind"])
-            if f["failed"]:
-                failing_jobs.append(str(path))
-        out[stage] = {"units": units, "jobs": len(stats_files.get(stage, [])), "total": total, "failed": failed,
-                      "retryable": retryable, "fraction": failed / total if total else 0.0,
-                      "by_kind": dict(sorted(by_kind.items())), "jobs_with_failures": sorted(failing_jobs)}
+def _sum_jobs(paths: list[str]) -> dict:
+    """{units, jobs, total, failed, retryable, fraction, by_kind, jobs_with_failures[, grade_paths]} of some jobs."""
+    total = failed = retryable = 0
+    by_kind: Counter = Counter()
+    paths_used: Counter = Counter()
+    units, failing_jobs, has_paths = None, [], False
+    for path in paths:
+        stats = _read_stats(path)
+        f = stats["failures"]
+        units = f["units"]
+        total, failed, retryable = total + f["total"], failed + f["failed"], retryable + f["retryable"]
+        by_kind.update(f["by_kind"])
+        if stats["grade_paths"] is not None:
+            has_paths = True
+            paths_used.update(stats["grade_paths"])
+        if f["failed"]:
+            failing_jobs.append(str(path))
+    out = {"units": units, "jobs": len(paths), "total": total, "failed": failed, "retryable": retryable,
+           "fraction": failed / total if total else 0.0, "by_kind": dict(sorted(by_kind.items())),
+           "jobs_with_failures": sorted(failing_jobs)}
+    if has_paths:
+        out["grade_paths"] = dict(sorted(paths_used.items()))
     return out
 
 
+def collect_failures(stats_files: dict[tuple[str, str], list[str]]) -> dict:
+    """{stage: {the sums over its jobs, splits: {split: the sums over that split's jobs}}} over the jobs'
+    stats, keyed by (stage, split); a stage without jobs (no audit configured) is left out."""
+    out = {}
+    for stage in STAGES:
+        splits = {split: stats_files.get((stage, split), []) for split in stage_splits(stage)}
+        if not any(splits.values()):
+            continue
+        record = _sum_jobs([p for paths in splits.values() for p in paths])
+        record.pop("grade_paths", None)  # kept per split only: a path count is only meaningful within one
+        record["splits"] = {split: _sum_jobs(paths) for split, paths in splits.items() if paths}
+        out[stage] = record
+    return out
+
+
+def _hints(kinds: set[str], journal_dir: str) -> list[str]:
+    """What to check for the failure kinds over the limits."""
+    hints = []
+    if "protocol" in kinds:
+        hints.append(
+            "protocol (agent_search): the model never made a valid tool call before the episode's "
+            "annotation.agent.<split>.max_protocol_errors ran out. Check the server's tool parser (vLLM: "
+            "--enable-auto-tool-choice --tool-call-parser <the parser of the model's chat format, e.g. hermes for "
+            "Qwen>) and llm.tool_protocol (native needs that parser; text asks for JSON actions in the reply and "
+            "works on any server; changing it reruns agent_search and what follows). A plain rerun does not retry "
+            "these episodes: their replies are journaled and would be replayed. After fixing the server with "
+            f"llm.tool_protocol unchanged, delete the agent_search journals ({journal_dir}/agent_search-*.jsonl) "
+            "and add -R agent_search to the command.")
+    if "unparseable" in kinds:
+        hints.append("unparseable: replies that are not a grade (the logs quote them): check the model and the "
+                     "grading prompt; a plain rerun replays them from the journal.")
+    if "non_finite" in kinds:
+        hints.append("non_finite: the server returned log-probabilities whose mean is not finite: check the "
+                     "server's prompt log-probabilities (llm.loglikelihood_* settings, the echo path).")
+    if kinds - {"protocol", "unparseable", "non_finite"}:
+        hints.append("http_*, timeout, connection and other transport kinds: check the servers and llm.base_urls; "
+                     "a plain rerun of the same command repeats only the failed calls (their journals answer the "
+                     "rest).")
+    return hints
+
+
 def over_limit(failures: dict, limits: dict) -> list[str]:
-    """One line per stage whose failed fraction exceeds its limit."""
+    """One line per split of a stage whose failed fraction exceeds the stage's limit."""
     lines = []
-    for stage, f in failures.items():
-        if f["fraction"] > limits[stage]:
+    for stage, record in failures.items():
+        for split, f in record["splits"].items():
+            if f["fraction"] <= limits[stage]:
+                continue
             common = ", ".join(f"{kind} {n:,}" for kind, n in Counter(f["by_kind"]).most_common(3))
-            lines.append(f"{stage}: {f['failed']:,} of {f['total']:,} {f['units']} failed ({f['fraction']:.2%}), over "
-                         f"the limit of {limits[stage]:.2%} (annotation.failure_limits.{stage}); commonest: {common}; "
-                         f"{f['retryable']:,} retryable, in {len(f['jobs_with_failures'])} job(s), e.g. "
-                         f"{f['jobs_with_failures'][0]}")
+            lines.append(f"{stage} ({split}): {f['failed']:,} of {f['total']:,} {f['units']} failed "
+                         f"({f['fraction']:.2%}), over the limit of {limits[stage]:.2%} "
+                         f"(annotation.failure_limits.{stage}); commonest: {common}; {f['retryable']:,} retryable, "
+                         f"in {len(f['jobs_with_failures'])} job(s), e.g. {f['jobs_with_failures'][0]}")
     return lines
 
 
-def run_gate(stats_files: dict[str, list[str]], settings: dict, out_path) -> dict:
+def _kinds_over(failures: dict, limits: dict) -> set[str]:
+    return {kind for stage, record in failures.items() for f in record["splits"].values()
+            if f["fraction"] > limits[stage] for kind in f["by_kind"]}
+
+
+def run_gate(stats_files: dict[tuple[str, str], list[str]], settings: dict, out_path,
+             journal_dir: str = "cache/llm_journal") -> dict:
+    """The release_gate rule. `journal_dir` (llm.journal_dir) is only named in the message."""
     failures = collect_failures(stats_files)
     problems = over_limit(failures, settings["limits"])
     record = {"stages": failures, "limits": settings["limits"], "over_limit": problems,
               "accepted": bool(problems) and settings["accept"]}
     if problems and not settings["accept"]:
+        hints = _hints(_kinds_over(failures, settings["limits"]), journal_dir)
         raise ReleaseGateError(
             "release gate: too many LLM failures, nothing is published:\n  " + "\n  ".join(problems) + "\n"
-            "Fix the cause (the stage's logs under logs/ name each failure; for http_* and timeout kinds check the "
-            "servers and llm.base_urls), then run the same snakemake command again: the jobs with retryable "
-            "failures rerun and repeat only their failed calls (their journals answer the rest). To publish with "
-            "these failures counted, add --config accept_llm_failures=true.")
+            "What to check (the stage's logs under logs/ name each failure):\n  - " + "\n  - ".join(hints) + "\n"
+            "Then run the same snakemake command again. To publish with these failures counted, add "
+            "--config accept_llm_failures=true.")
     write_json_atomic(out_path, record)
     return record

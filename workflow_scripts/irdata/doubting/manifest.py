@@ -2,7 +2,8 @@
 
 - MANIFEST.json: version, row counts of every config and split, every count of the card, sha256 of
   every input (inputs.json) and of every code, prompt and env file, the LLM model and server
-  identity, the config used, and the grading failures. Sorted keys, no timestamps, no absolute
+  identity, the config used, the grading failures, and the LLM failures per stage and split
+  (`failures`, with the grade constraint paths of each split). Sorted keys, no timestamps, no absolute
   paths: identical inputs give identical bytes.
 - SHA256SUMS: GNU `sha256sum` format (`<hex>  <relative path>`), sorted by path, every file of the
   package but itself; `sha256sum -c --strict SHA256SUMS` passes in the package folder.
@@ -101,11 +102,17 @@ def build_manifest(stats: dict, version: str, repo_id: str, inputs: dict, identi
     }
 
 
+_COUNTS = ("units", "total", "failed", "retryable", "by_kind")
+
+
 def llm_failures(gate: dict | None) -> dict | None:
-    """Per LLM stage: its units, how many failed and by which kind (the release gate's counts)."""
+    """Per LLM stage and per split: its units, how many failed and by which kind, and for grades the
+    constraint path of the labels (`grade_paths`): the release gate's counts."""
     if gate is None:
         return None
-    return {"stages": {stage: {k: f[k] for k in ("units", "total", "failed", "retryable", "by_kind")}
+    return {"stages": {stage: {**{k: f[k] for k in _COUNTS},
+                               "splits": {split: {k: s[k] for k in (*_COUNTS, "grade_paths") if k in s}
+                                          for split, s in f["splits"].items()}}
                        for stage, f in gate["stages"].items()},
             "limits": gate["limits"], "accepted_over_limit": gate["accepted"]}
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..atomic import atomic_dir, json_text
 from ..errors import InputError
+from ..msmarco_inputs import check_inputs_current
 from . import card, manifest, select
 from .assemble import DATA_FILES, ID_FILES, STATS, TREC_STRICT
 
@@ -50,13 +51,17 @@ def selection_rules() -> str:
 
 def build_package(assembled_dir, out_dir, version: str, repo_id: str, inputs_json, identity_json, config: dict,
                   code_root, code_paths: list[str], batch_descriptions: dict, ledger, failures_json=None,
-                  package_dir=None, audit_json=None) -> dict:
+                  package_dir=None, audit_json=None, raw_inputs: list[str] | None = None) -> dict:
     """Build the release at `out_dir` (the staging folder); return the manifest. Raises
-    ReleaseFrozenError when the ledger holds `version` with other content. A release of another
-    version published at `package_dir` is then set aside, so that publishing this one deletes nothing."""
+    ReleaseFrozenError when the ledger holds `version` with other content, and InputError when
+    `raw_inputs` (the input files the config names) are not the files inputs.json records. A release
+    of another version published at `package_dir` is then set aside, so that publishing this one
+    deletes nothing."""
     assembled_dir, out_dir = Path(assembled_dir), Path(out_dir)
     stats = _read_json(assembled_dir / STATS)
     inputs = _read_json(inputs_json)
+    if raw_inputs is not None:
+        check_inputs_current(inputs_json, inputs, raw_inputs)
     identity = _read_json(identity_json)
     failures = _read_json(failures_json) if failures_json is not None else None
     audit = _read_json(audit_json) if audit_json is not None else None
