@@ -55,7 +55,8 @@ class ModelServer:
     slow_s: float = 3.0
     # brief: the agent proposes the first two ids it was shown, then finishes; deep: each turn it
     # proposes every id just shown and reads the next page of BM25 results for the query (the
-    # harness's reach at production budgets)
+    # harness's reach at production budgets); never_tool: plain text, never a tool call (a server
+    # without a tool parser)
     agent_policy: str = "brief"
     log: list[Received] = field(default_factory=list)
 
@@ -164,7 +165,9 @@ class ModelServer:
             return response
         prompt = "\n".join(str(m.get("content") or "") for m in body["messages"])
         finish = "stop"
-        if kind == "agent":
+        if kind == "agent" and self.agent_policy == "never_tool":
+            message = {"role": "assistant", "content": "I would search the passages for the answer."}
+        elif kind == "agent":
             message = self._message(self._agent_actions(body["messages"]), native=bool(body.get("tools")))
             finish = "tool_calls" if message.get("tool_calls") else "stop"
         elif kind == "grade":

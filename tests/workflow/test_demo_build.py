@@ -18,18 +18,19 @@ from workflow_run import Workflow
 pytestmark = [pytest.mark.workflow, pytest.mark.llm]
 
 PACKAGE = "results/doubting-ms-marco"
+PUBLISHED = "work/doubting/published.json"  # the package rule's record: the target that publishes PACKAGE
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Workflow:
     wf = Workflow(copy_repo(tmp_path_factory.mktemp("demo") / "wf"))
     wf.args = ("--configfile", "config.yaml", str(TINY_DEMO.relative_to(REPO)))
-    wf.snakemake("--profile", "profiles/local", "--cores", "2", PACKAGE, *wf.args, timeout=3000)
+    wf.snakemake("--profile", "profiles/local", "--cores", "2", PUBLISHED, *wf.args, timeout=3000)
     return wf
 
 
 def planned(wf, *extra):
-    return set(wf.planned_rules(PACKAGE, *wf.args, *extra))
+    return set(wf.planned_rules(PUBLISHED, *wf.args, *extra))
 
 
 def test_package_is_complete_and_verifiable(built):
@@ -106,19 +107,19 @@ def config_overlay(wf, name, text):
 def test_llm_server_settings_rerun_nothing(built):
     args = config_overlay(built, "servers.yaml", "llm:\n  base_urls: [http://10.0.0.1:8000/v1]\n  timeout_s: 7\n"
                                                  "  max_in_flight: 3\n  max_retries: 1\n  transport: openai\n")
-    assert set(built.planned_rules(PACKAGE, *args)) == set()
+    assert set(built.planned_rules(PUBLISHED, *args)) == set()
 
 
 def test_a_search_setting_the_agent_reads_reruns_the_agent(built):
     args = config_overlay(built, "ef.yaml", "retrieval:\n  dense: {ef_search: 200}\n")
-    assert set(built.planned_rules(PACKAGE, *args)) == {"agent_search", "grade", "generate_answer", "wood", *RELEASE}
+    assert set(built.planned_rules(PUBLISHED, *args)) == {"agent_search", "grade", "generate_answer", "wood", *RELEASE}
 
 
 def test_grade_prompt_change_reruns_only_train_grading(built):
     path = built.root / "prompts/grade_query_only.txt"
     original = edited(path)
     try:
-        out = built.snakemake("-n", "--profile", "profiles/local", PACKAGE, *built.args).stdout
+        out = built.snakemake("-n", "--profile", "profiles/local", PUBLISHED, *built.args).stdout
         graded = [line for line in out.splitlines() if "work/doubting/grades/" in line and "output" in line]
         assert graded and all("/grades/train/" in line for line in graded)
     finally:

@@ -8,6 +8,7 @@ section (the model name keeps each test's journal and outputs apart).
 """
 
 import json
+import subprocess
 
 import pyarrow.parquet as pq
 import pytest
@@ -20,6 +21,7 @@ from workflow_run import Workflow
 pytestmark = pytest.mark.workflow
 
 PACKAGE = "results/doubting-ms-marco"
+PUBLISHED = "work/doubting/published.json"  # the package rule's record: the target that publishes PACKAGE
 LEDGER = "work/doubting-release-ledger.json"
 
 
@@ -49,7 +51,7 @@ def build(wf, server, name, *, llm=None, annotation=None, extra=(), check=True, 
                "annotation": annotation or {}, "doubting": {"version": version or f"v-{name}"}}
     path = wf.root / f"{name}.yaml"
     path.write_text(yaml.safe_dump(overlay))
-    return wf.snakemake("--profile", "profiles/local", "--cores", "2", PACKAGE, *wf.args, path.name, *extra,
+    return wf.snakemake("--profile", "profiles/local", "--cores", "2", PUBLISHED, *wf.args, path.name, *extra,
                         check=check, timeout=1800)
 
 
@@ -83,13 +85,22 @@ def test_every_failure_is_counted_by_stage_and_kind_and_the_release_holds_exactl
 
     traces = [json.loads(line) for p in sorted((wf.root / "work/doubting/traces").glob("*/*.jsonl"))
               for line in p.read_text().splitlines()]
-    assert failures["agent_search"]["failed"] == sum(t["end"] == "llm_failure" for t in traces)
+    assert failures["agent_search"]["failed"] == sum(t["end"] in ("llm_failure", "protocol_errors") for t in traces)
     assert failures["agent_search"]["total"] == len(traces)
+    for stage, f in failures.items():  # per split, summing to the stage
+        assert sum(s["failed"] for s in f["splits"].values()) == f["failed"], stage
+    # the constraint path of every label
+    assert sum(sum(s["grade_paths"].values()) for s in failures["grade"]["splits"].values()) == len(graded)
     wood = [r for p in sorted((wf.root / "work/doubting/wood").glob("*/*.parquet"))
             for r in pq.read_table(p).to_pylist()]
     assert failures["wood"]["failed"] == sum(r["failure_kind"] is not None for r in wood)
     assert manifest["failures"]["accepted_over_limit"] is True
     assert "published over the configured failure limits" in (wf.root / PACKAGE / "README.md").read_text()
+    # the published folder holds exactly what SHA256SUMS lists (no file of Snakemake's own)
+    subprocess.run(["sha256sum", "-c", "--strict", "--quiet", "SHA256SUMS"], cwd=wf.root / PACKAGE, check=True)
+    listed = {line.split("  ", 1)[1] for line in (wf.root / PACKAGE / "SHA256SUMS").read_text().splitlines()}
+    held = {p.relative_to(wf.root / PACKAGE).as_posix() for p in (wf.root / PACKAGE).rglob("*") if not p.is_dir()}
+    assert held == listed | {"SHA256SUMS"}
 
 
 def test_a_build_whose_calls_all_fail_publishes_and_freezes_nothing(wf, server):
@@ -119,7 +130,7 @@ def test_a_plain_rerun_retries_exactly_the_failed_calls(wf, server):
     assert {r.key for r in again if r.kind == "grade"} == failed_bodies
     assert not [r for r in grade_rows(wf) if r["grade"] is None]
     # and then nothing is left to do
-    assert wf.planned_rules(PACKAGE, *wf.args, "flaky.yaml") == []
+    assert wf.planned_rules(PUBLISHED, *wf.args, "flaky.yaml") == []
 
 
 def test_an_agent_shard_of_over_100_queries_keeps_its_calls_flowing(wf, server):

@@ -19,8 +19,8 @@ query ids are `shards/{split}/{shard}.txt`):
   propose.
 - `answers/train/{shard}.parquet`: query_id, answer (not null); at most one row per query, only for
   queries with agent proposals. A query whose answer failed has no row (its failure is in the stats).
-- `wood/train/{shard}.parquet`: query_id, passage_id, wood float64 (null: see failure_kind; no
-  failure_kind means not available: the query has no answer, or the value is not finite), failure_kind,
+- `wood/train/{shard}.parquet`: query_id, passage_id, wood float64 (null: see failure_kind, e.g.
+  `non_finite`; no failure_kind means not available: the query has no answer), failure_kind,
   failure; exactly one row per train agent proposal.
 - `stats/{rule}/{split}/{shard}.json`: the job's counts and failures (annotate/common.py finish_job).
 """

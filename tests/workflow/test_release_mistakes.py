@@ -1,0 +1,63 @@
+"""Operator mistakes on a first production run, one test each, with what must happen: how fast the build
+stops, what it says, what is published. Against the tests' own OpenAI-compatible server
+(tests/model_server.py, real HTTP on 127.0.0.1) and the tiny demo; the indexes and first stages are
+built once for the module. New mistakes found later become new tests here.
+"""
+
+import json
+import time
+
+import pytest
+
+from model_server import ModelServer
+from repo_copy import REPO, TINY_DEMO, copy_repo
+from workflow.test_llm_failures import LEDGER, PACKAGE, build
+from workflow_run import Workflow
+
+pytestmark = pytest.mark.workflow
+
+
+@pytest.fixture(scope="module")
+def wf(tmp_path_factory) -> Workflow:
+    wf = Workflow(copy_repo(tmp_path_factory.mktemp("mistakes") / "wf"))
+    wf.args = ("--configfile", "config.yaml", str(TINY_DEMO.relative_to(REPO)))
+    indexes = [f"work/index/msmarco/{kind}/settings.json" for kind in ("bm25", "dense")]
+    wf.snakemake("--profile", "profiles/local", "--cores", "2", *indexes, "work/doubting/inputs.json",
+                 "work/doubting/shards/dev/0000.txt", *wf.args, timeout=1800)
+    return wf
+
+
+def test_a_server_without_a_tool_parser_stops_at_the_gate_and_publishes_nothing(wf):
+    # vLLM started without --enable-auto-tool-choice: the model answers in text, never with a tool call
+    server = ModelServer(agent_policy="never_tool")
+    try:
+        start = time.monotonic()
+        proc = build(wf, server, "no-tool-parser", llm={"tool_protocol": "native"}, check=False)
+        seconds = time.monotonic() - start
+    finally:
+        server.close()
+    out = proc.stdout + proc.stderr
+    message = out[out.index("release gate: too many LLM failures"):].split("--config accept_llm_failures=true")[0]
+    print(f"\nstopped after {seconds:.1f} s:\n{message}")
+    assert proc.returncode != 0
+    # every episode of both splits, named per split, and what to check
+    assert "agent_search (train): 3 of 3 episodes failed (100.00%)" in message
+    assert "agent_search (dev): 2 of 2 episodes failed (100.00%)" in message
+    assert "commonest: protocol" in message
+    assert "--enable-auto-tool-choice --tool-call-parser" in message and "llm.tool_protocol" in message
+    assert "agent_search-*.jsonl" in message and "-R agent_search" in message
+    assert server.received("agent") and not [r for r in server.log if r.fault]
+    # nothing staged, published or frozen
+    assert not (wf.root / "work/doubting/release").exists() and not (wf.root / PACKAGE).exists()
+    ledger = wf.root / LEDGER
+    assert not ledger.exists() or "v-no-tool-parser" not in json.loads(ledger.read_text())["releases"]
+
+
+def test_the_production_overlay_in_a_demo_checkout_plans_the_input_check_again(wf):
+    # the demo's inputs are checked and its first stages built; config/production.yaml names other files
+    assert (wf.root / "work/doubting/inputs.json").exists() and not (wf.root / "data/msmarco").exists()
+    proc = wf.snakemake("doubting", "-n", "--profile", "profiles/local", *wf.args, "config/production.yaml",
+                        check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0, out[-3000:]
+    assert "validate_msmarco_inputs" in out and "data/msmarco/collection.tsv" in out, out[-3000:]
