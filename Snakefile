@@ -27,6 +27,7 @@ include: "rules/report.smk"
 # and tables; `all`, the default, builds both.
 rule doubting:
     input:
+        DOUBTING_INPUTS_CHECKED,  # first: for other input paths, plans the input check again (rules/queries.smk)
         rules.package.output,
         rules.report_doubting.output,
 

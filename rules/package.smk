@@ -139,6 +139,7 @@ rule release_gate:
 rule stage_release:
     input:
         **release_audit(None),
+        inputs_checked=DOUBTING_INPUTS_CHECKED,
         assembled=rules.assemble.output,
         inputs_json=rules.validate_msmarco_inputs.output.report,
         llm_identity=rules.llm_identity.output[0],
@@ -169,7 +170,8 @@ rule stage_release:
 
 rule package:
     input:
-        rules.stage_release.output,
+        checked=DOUBTING_INPUTS_CHECKED,  # first: for other input paths, the dry-run names the missing ones
+        staged=rules.stage_release.output,
     output:
         DOUBTING_PUBLISHED,
     log:
@@ -179,6 +181,6 @@ rule package:
     params:
         code=code_hash("workflow_scripts/package.py"),
         settings={"ledger": DOUBTING["release_ledger"], "package_dir": DOUBTING["package_dir"]},
-        staged=lambda wildcards, input: str(Path(input[-1]).parent),
+        staged=lambda wildcards, input: str(Path(input.staged[-1]).parent),
     script:
         "../workflow_scripts/package.py"

@@ -1,15 +1,19 @@
 # Doubting MS MARCO, first stages: validate the raw inputs, dedup train queries, shard queries.
 
-from irdata.msmarco_inputs import input_paths as _input_paths
+from irdata.msmarco_inputs import checked_record_name as _checked_record_name, input_paths as _input_paths
 
 # The raw input files the config names. They are in the input check's settings, so that naming other
-# files (a production overlay in a demo checkout) plans the check again, whose missing inputs the
-# dry-run then names; stage_release checks them against the check's inputs.json.
+# files reruns it; stage_release checks them against the check's inputs.json. The check's record of
+# them is named by their paths: Snakemake takes an existing output whose producer lacks its inputs for
+# a source file, so a release (stage_release, package, the doubting target) needs this record, which
+# does not exist for other input paths: a production overlay in a demo checkout plans the check
+# again, and the dry-run names the missing inputs.
 DOUBTING_RAW_INPUTS = _input_paths(
     *(DOUBTING[key] for key in ("collection", "train_queries", "train_qrels", "dev_queries", "dev_qrels")),
     DOUBTING["dev_answers"],
     DOUBTING["heldout_queries"],
 )
+DOUBTING_INPUTS_CHECKED = f"{WORK}/doubting/inputs/{_checked_record_name(DOUBTING_RAW_INPUTS)}"
 
 
 rule validate_msmarco_inputs:
@@ -24,6 +28,7 @@ rule validate_msmarco_inputs:
     output:
         **DOUBTING_CHECKED,
         report=f"{WORK}/doubting/inputs.json",
+        checked=DOUBTING_INPUTS_CHECKED,
         store=STORES["msmarco"],  # the collection as the passage store every later stage reads
     log:
         "logs/validate_msmarco_inputs.log",

@@ -14,3 +14,4 @@ with rule_logging(snakemake) as log:
     )
     log.info("inputs valid: %s; qrels rows dropped: %s", report["rows"], report["qrels_dropped"])
     write_json_atomic(snakemake.output.report, report)
+    write_json_atomic(snakemake.output.checked, {"inputs": list(report["files"])})

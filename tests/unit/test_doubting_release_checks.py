@@ -13,7 +13,7 @@ from irdata.doubting.gate import ReleaseGateError, run_gate
 from irdata.doubting.manifest import code_files, llm_failures
 from irdata.doubting.package import build_package
 from irdata.errors import InputError
-from irdata.msmarco_inputs import check_inputs_current, input_paths
+from irdata.msmarco_inputs import check_inputs_current, checked_record_name, input_paths
 from irdata.provenance import sha256_file
 from synthetic_doubting import Work, edge_cases
 from unit.test_doubting_package import BATCH_DESCRIPTIONS, REPO, config_used
@@ -171,3 +171,12 @@ def test_stage_release_refuses_work_built_from_other_inputs(tmp_path):
     assert not (tmp_path / "staged").exists() and not (tmp_path / "ledger.json").exists()
     build_package(*args, raw_inputs=paths)
     assert (tmp_path / "staged/MANIFEST.json").exists()
+
+
+def test_the_input_checks_record_is_named_by_the_input_paths(tmp_path):
+    demo, _ = raw_inputs(tmp_path / "demo")
+    production, _ = raw_inputs(tmp_path / "production")
+    assert checked_record_name(demo) == checked_record_name(list(demo))
+    assert checked_record_name(demo) != checked_record_name(production)
+    assert checked_record_name(demo) != checked_record_name(demo[::-1])
+    assert checked_record_name(demo).startswith("checked-") and checked_record_name(demo).endswith(".json")

@@ -11,7 +11,7 @@ import pytest
 
 from model_server import ModelServer
 from repo_copy import REPO, TINY_DEMO, copy_repo
-from workflow.test_llm_failures import LEDGER, PACKAGE, build
+from workflow.test_llm_failures import LEDGER, PACKAGE, PUBLISHED, build
 from workflow_run import Workflow
 
 pytestmark = pytest.mark.workflow
@@ -54,10 +54,20 @@ def test_a_server_without_a_tool_parser_stops_at_the_gate_and_publishes_nothing(
 
 
 def test_the_production_overlay_in_a_demo_checkout_plans_the_input_check_again(wf):
-    # the demo's inputs are checked and its first stages built; config/production.yaml names other files
-    assert (wf.root / "work/doubting/inputs.json").exists() and not (wf.root / "data/msmarco").exists()
-    proc = wf.snakemake("doubting", "-n", "--profile", "profiles/local", *wf.args, "config/production.yaml",
-                        check=False)
-    out = proc.stdout + proc.stderr
-    assert proc.returncode != 0, out[-3000:]
-    assert "validate_msmarco_inputs" in out and "data/msmarco/collection.tsv" in out, out[-3000:]
+    # a demo checkout with its release built; config/production.yaml names other input files, none there
+    server = ModelServer()
+    try:
+        build(wf, server, "demo")
+    finally:
+        server.close()
+    assert (wf.root / PUBLISHED).exists() and not (wf.root / "data/msmarco").exists()
+    for target in ("doubting", PUBLISHED):
+        start = time.monotonic()
+        proc = wf.snakemake(target, "-n", "--profile", "profiles/local", *wf.args, "config/production.yaml",
+                            check=False)
+        out = proc.stdout + proc.stderr
+        print(f"\n{target}: dry-run failed after {time.monotonic() - start:.1f} s:\n"
+              + out[out.find("MissingInputException"):][:600])
+        assert proc.returncode != 0, out[-3000:]
+        assert "MissingInputException in rule validate_msmarco_inputs" in out, out[-3000:]
+        assert "data/msmarco/collection.tsv" in out and "data/msmarco/queries.train.tsv" in out

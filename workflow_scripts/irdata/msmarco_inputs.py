@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -245,6 +246,12 @@ def input_paths(collection, train_queries, train_qrels, dev_queries, dev_qrels, 
     """The raw input files, each once, in the order inputs.json records them."""
     return list(dict.fromkeys(str(p) for p in (collection, train_queries, train_qrels, dev_queries, dev_qrels,
                                                dev_answers, *heldout_queries)))
+
+
+def checked_record_name(paths: list[str]) -> str:
+    """The file name of the input check's record of the input `paths`: named by a hash of the paths, so
+    that other paths name a file that does not exist (rules/queries.smk says why)."""
+    return f"checked-{hashlib.sha256(json.dumps(list(paths)).encode()).hexdigest()[:16]}.json"
 
 
 _REBUILD = ("To build the release from the inputs the config names, rerun the input check and every stage "
