@@ -335,7 +335,8 @@ def test_grades_without_a_constraint_are_parsed_and_say_so(fake_server, caplog):
     async def go():
         async with make_client(fake_settings(fake_server, grade_constraint="auto")) as c:
             res = await c.grade_many([[{"role": "user", "content": "REPLY:Grade: 1"}]] * 3 +
-                                     [[{"role": "user", "content": "REPLY:Final answer: 3"}]], progress=False)
+                                     [[{"role": "user", "content": "REPLY:It answers it.\nGrade: 3"}]],
+                                     progress=False)
             return res, c.stats
 
     res, stats = run(go())
