@@ -46,6 +46,8 @@ def _unusable(settings, op="chat"):
 @pytest.mark.parametrize("op", ["chat", "grade", "loglikelihood"])
 @pytest.mark.parametrize("transport", ["aiohttp", "openai"])
 def test_a_dead_url_stops_the_job_in_seconds(op, transport):
+    if transport == "openai":
+        import openai  # noqa: F401  (its import takes seconds on a loaded machine: not part of the stop)
     url = dead_url()
     # production-like retry settings: without the check, the calls would wait behind the breaker
     message, seconds = _unusable({**fake_settings(url, transport=transport), "max_retries": 6, "backoff_max_s": 30,
@@ -282,6 +284,30 @@ def test_when_every_url_is_shifted_log_likelihoods_fail_naming_each():
     assert all(isinstance(r, LLMCallError) and r.kind == "misaligned" for r in got)
     assert a.url in got[0].reason and b.url in got[0].reason and "loglikelihood_bos: always" in got[0].reason
     assert stats.failures_by_kind == {"misaligned": 2}
+
+
+def test_log_likelihoods_do_not_wait_forever_when_only_a_misaligned_url_is_up():
+    good, shifted = FakeServer(), FakeServer()
+    shifted.echo = "shifted"
+    settings = fake_settings(shifted, good, max_retries=50, breaker_cooldown_s=0.2, backoff_max_s=0.5,
+                             outage_limit_s=1.0)
+
+    async def go():
+        async with make_client(settings) as c:
+            first = await c.loglikelihood("the cat sat", " on")  # both checked: one aligned, one not
+            good.stop()
+            t0 = time.monotonic()
+            rest = await c.loglikelihood_many([("the dog", f" ran{i}") for i in range(10)], on_error="return",
+                                              progress=False)
+            return first, rest, time.monotonic() - t0
+
+    try:
+        first, rest, seconds = run(go())
+    finally:
+        good.close()
+        shifted.close()
+    assert len(first) == 1 and all(isinstance(r, LLMCallError) and r.kind == "outage" for r in rest)
+    assert seconds < 1.0 + 2.0, seconds
 
 
 async def _ll(settings, pairs):

@@ -153,19 +153,21 @@ class URLPool:
             log.warning("every LLM server is out (%s); calls wait up to llm.outage_limit_s (%g s) for one to "
                         "answer again", ", ".join(self.urls), self.s.outage_limit_s)
 
-    def _outage(self, attempts: int, last) -> RequestFailed | None:
-        """The failure of a call once every URL has been out longer than llm.outage_limit_s."""
-        if self.out_since is None:
-            return None
-        out = time.monotonic() - self.out_since
-        if out < self.s.outage_limit_s:
+    def _outage(self, attempts: int, last, stalled: float | None = None) -> RequestFailed | None:
+        """The failure of a call once every URL has been out longer than llm.outage_limit_s, or the
+        call has found no URL to try (`stalled`: since when) for that long: every URL it may use is
+        out, though others (refused by its gate) are not."""
+        now = time.monotonic()
+        out = max(now - self.out_since if self.out_since is not None else 0.0,
+                  now - stalled if stalled is not None else 0.0)
+        if out < self.s.outage_limit_s or (self.out_since is None and stalled is None):
             return None
         if not self._outage_logged:
             self._outage_logged = True
             log.error("every LLM server has been out for %.0f s, longer than llm.outage_limit_s (%g s): the "
                       "remaining calls fail as `outage`; rerun after the servers are back", out,
                       self.s.outage_limit_s)
-        return RequestFailed(f"outage: every LLM server ({', '.join(self.urls)}) has been out for {out:.0f} s, "
+        return RequestFailed(f"outage: no LLM server of {', '.join(self.urls)} could take the call for {out:.0f} s, "
                              f"longer than llm.outage_limit_s ({self.s.outage_limit_s:g} s); last error: {last}",
                              "outage", attempts)
 
@@ -195,13 +197,12 @@ class URLPool:
             h.probing = True  # half-open: this request is the probe
         return i
 
-    def _wait_s(self, exclude=()) -> float:
+    def _wait_s(self, exclude=(), stalled: float | None = None) -> float:
         now = time.monotonic()
         reopen = [h.open_until for u, h in zip(self.urls, self.health) if not h.probing and u not in exclude]
         wait = max(0.01, min(reopen) - now) if reopen else 0.05
-        if self.out_since is not None:  # wake up when the outage limit ends the wait
-            wait = min(wait, max(0.01, self.out_since + self.s.outage_limit_s - now))
-        return wait
+        since = min(t for t in (self.out_since, stalled, now) if t is not None)
+        return min(wait, max(0.01, since + self.s.outage_limit_s - now))  # wake up when the limit ends the wait
 
     def _ok(self, i: int) -> None:
         h = self.health[i]
@@ -242,15 +243,20 @@ class URLPool:
         last = None
         last_error = None
         exclude = gate.refused if gate is not None else ()
+        stalled = None  # since when this call has found no URL to try but open ones
         while True:
             i = self.pick(avoid=last, exclude=exclude)
             if i is None:
-                failed = self._outage(attempt_no + 1, last_error) or (gate is not None and gate.closed(self.urls))
+                stalled = stalled or time.monotonic()
+                failed = (self._outage(attempt_no + 1, last_error, stalled)
+                          or (gate is not None and gate.closed(self.urls)))
                 if failed:
                     raise failed
-                await asyncio.sleep(self._wait_s(exclude))
+                await asyncio.sleep(self._wait_s(exclude, stalled))
                 continue
             h = self.health[i]
+            if not h.open_until:  # a healthy URL; a probe of an open one is part of the wait
+                stalled = None
             h.in_flight += 1
             try:
                 if gate is not None and self.urls[i] not in gate.passed and not await gate.admit(self.urls[i]):
@@ -261,7 +267,7 @@ class URLPool:
                 h.in_flight -= 1
                 self._failed(i, e)
                 last_error = e
-                failed = self._outage(attempt_no + 1, e)
+                failed = self._outage(attempt_no + 1, e, stalled)
                 if failed:
                     raise failed from e
                 if attempt_no >= self.s.max_retries:
