@@ -58,6 +58,9 @@ class ModelServer:
     # harness's reach at production budgets); never_tool: plain text, never a tool call (a server
     # without a tool parser)
     agent_policy: str = "brief"
+    # The served model names: listed on /v1/models, and a request naming another is answered 404 as
+    # vLLM does. None: any name is served, and /v1/models answers 404 (a job uses the server unchecked).
+    models: tuple[str, ...] | None = None
     log: list[Received] = field(default_factory=list)
 
     def __post_init__(self):
@@ -130,7 +133,17 @@ class ModelServer:
     async def _models(self, request):
         from aiohttp import web
 
-        return web.json_response({"object": "list", "data": [{"id": "model-server", "object": "model"}]})
+        if self.models is None:
+            return web.json_response({"detail": "Not Found"}, status=404)
+        return web.json_response({"object": "list", "data": [{"id": m, "object": "model"} for m in self.models]})
+
+    def _unknown_model(self, body: dict):
+        from aiohttp import web
+
+        if self.models is None or body.get("model") in self.models:
+            return None
+        return web.json_response({"error": {"message": f"The model `{body.get('model')}` does not exist."}},
+                                 status=404)
 
     # -- answers ---------------------------------------------------------------------------------
     def _agent_actions(self, messages) -> list[tuple[str, dict]]:
@@ -160,6 +173,9 @@ class ModelServer:
         from aiohttp import web
 
         body = await request.json()
+        unknown = self._unknown_model(body)
+        if unknown is not None:
+            return unknown
         kind, fault, response = await self._faulty(request, body)
         if response is not None:
             return response
@@ -185,6 +201,9 @@ class ModelServer:
         from aiohttp import web
 
         body = await request.json()
+        unknown = self._unknown_model(body)
+        if unknown is not None:
+            return unknown
         _, _, response = await self._faulty(request, body)
         if response is not None:
             return response

@@ -53,7 +53,7 @@ class FakeServer:
 
     `faults` is consumed one per /v1 request: "500", "429" (Retry-After: retry_after), "timeout"
     (answers after `slow_s`), "malformed" (200 with a broken JSON body), "drop" (headers and half
-    a body, then the connection is closed), "400", "404"; None or an empty list answers normally.
+    a body, then the connection is closed), "400", "404", "422"; None or an empty list answers normally.
 
     Chat: the answer is the first user message with "REPLY:" stripped, or "echo: <it>". With
     `structured` set to "structured_outputs" or "guided_choice", a request carrying that field
@@ -69,6 +69,12 @@ class FakeServer:
     starts with BOS, else each token scored with the distribution after it and the generated
     token left out). prompt_logprobs answers as vLLM.
     `tokenizer`: "vllm" (/tokenize), "llama" (/extras/tokenize, BOS prepended) or None (404).
+
+    GET /v1/models: `served_models` None answers 404 (a server without the route); a list is served
+    there, and a /v1 request naming another model is answered 404 as vLLM does. `models_faults`
+    is consumed one per GET /v1/models (a status such as "503", or "timeout"). `key`: every request without
+    `Authorization: Bearer <key>` is answered 401. stop() and start() take the server down and up
+    again on the same port (a restart).
     """
 
     def __init__(self):
@@ -88,6 +94,9 @@ class FakeServer:
         self.adds_bos = False
         self.echo = "vllm"
         self.tokenizer: str | None = None
+        self.served_models: list[str] | None = None
+        self.models_faults: list = []
+        self.key: str | None = None
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/v1"
         self._loop = asyncio.new_event_loop()
@@ -97,30 +106,70 @@ class FakeServer:
         self._ready.wait(10)
 
     def _run(self):
+        self._loop.run_until_complete(self._serve())
+        self._ready.set()
+        self._loop.run_forever()
+
+    async def _serve(self):
         from aiohttp import web
 
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self._chat)
         app.router.add_post("/v1/completions", self._completions)
+        app.router.add_get("/v1/models", self._models)
         app.router.add_post("/tokenize", self._tokenize_vllm)
         app.router.add_post("/extras/tokenize", self._tokenize_llama)
-        runner = web.AppRunner(app, access_log=None)
-        self._loop.run_until_complete(runner.setup())
-        self._loop.run_until_complete(web.TCPSite(runner, "127.0.0.1", self.port).start())
-        self._runner = runner
-        self._ready.set()
-        self._loop.run_forever()
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        await web.TCPSite(self._runner, "127.0.0.1", self.port).start()
 
-    async def _fault(self, request):
+    def stop(self):
+        """Take the server down (open connections are cut, new ones refused) until start()."""
+        asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(10)
+        self._runner = None
+
+    def start(self):
+        asyncio.run_coroutine_threadsafe(self._serve(), self._loop).result(10)
+
+    def _refusal(self, request, model):
+        from aiohttp import web
+
+        if self.key is not None and request.headers.get("Authorization") != f"Bearer {self.key}":
+            return web.json_response({"error": "Unauthorized"}, status=401)
+        if self.served_models is not None and model is not None and model not in self.served_models:
+            return web.json_response({"error": {"message": f"The model `{model}` does not exist."}}, status=404)
+        return None
+
+    async def _models(self, request):
+        from aiohttp import web
+
+        self.paths[request.path] += 1
+        fault = self.models_faults.pop(0) if self.models_faults else None
+        if fault is not None and fault.isdigit():
+            return web.json_response({"error": "busy"}, status=int(fault))
+        if fault == "timeout":
+            await asyncio.sleep(self.slow_s)
+        refused = self._refusal(request, None)
+        if refused is not None:
+            return refused
+        if self.served_models is None:
+            return web.json_response({"detail": "Not Found"}, status=404)
+        return web.json_response({"object": "list", "data": [{"id": m, "object": "model"}
+                                                             for m in self.served_models]})
+
+    async def _fault(self, request, model=None):
         from aiohttp import web
 
         self.requests += 1
         self.paths[request.path] += 1
         self.auth.append(request.headers.get("Authorization", ""))
+        refused = self._refusal(request, model)
+        if refused is not None:
+            return refused
         if self.delay_s:
             await asyncio.sleep(self.delay_s)
         fault = self.faults.pop(0) if self.faults else None
-        if fault in ("400", "404"):
+        if fault in ("400", "404", "422"):
             return web.json_response({"error": {"message": "bad request"}}, status=int(fault))
         if fault == "500":
             return web.json_response({"error": "boom"}, status=500)
@@ -146,7 +195,7 @@ class FakeServer:
         self.models[body["model"]] += 1
         users = [m["content"] for m in body["messages"] if m["role"] == "user"]
         self.prompts[users[-1]] += 1
-        faulty = await self._fault(request)
+        faulty = await self._fault(request, body["model"])
         if faulty is not None:
             return faulty
         first = users[0]
@@ -174,7 +223,7 @@ class FakeServer:
         self.bodies.append(body)
         prompt = body["prompt"]
         self.prompts[prompt] += 1
-        faulty = await self._fault(request)
+        faulty = await self._fault(request, body["model"])
         if faulty is not None:
             return faulty
         adds_bos = self.adds_bos and body.get("add_special_tokens", True)
@@ -236,7 +285,8 @@ class FakeServer:
         return await self._tokenize(body["input"], self.adds_bos)
 
     def close(self):
-        asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(10)
+        if self._runner is not None:
+            self.stop()
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(10)
 

@@ -79,12 +79,6 @@ def test_client_error_is_not_retried(fake_server, transport, status):
     assert stats.retries == 0 and stats.failures_by_kind == {f"http_{status}": 1} and fake_server.requests == 1
 
 
-def test_dead_server_is_a_connection_failure():
-    result, stats = run(_chat_once(fake_settings(dead_url(), max_retries=1)))
-    assert isinstance(result, LLMCallError) and result.kind == "connection"
-    assert stats.failures_by_kind == {"connection": 1} and stats.retries_by_kind == {"connection": 1}
-
-
 def test_mixed_faults_in_a_batch(fake_server):
     fake_server.faults = ["500", "drop", "malformed", "429", None, "timeout", "500", None] * 3
     fake_server.retry_after = "0"
@@ -143,8 +137,9 @@ def test_one_dead_url_of_two_loses_no_call_and_is_left_out():
         good.close()
     assert [r.text for r in results] == [str(i) for i in range(400)]
     assert stats.failures == 0 and good.requests == 400
-    # The dead URL was tried until its breaker opened, not for a share of 400 calls.
-    assert stats.retries_by_kind == {"connection": stats.retries} and stats.retries <= 16 + 3
+    # The servers' check found the dead URL unreachable: it started with its breaker open, and its
+    # cool-down (30 s) outlasts the batch, so no call was sent there.
+    assert stats.retries == 0
 
 
 def test_a_retry_goes_to_another_healthy_url():
@@ -311,7 +306,8 @@ def test_auto_grades_use_structured_outputs_where_the_server_has_them(fake_serve
     assert (field["choice"] if structured == "structured_outputs" else field) == ["0", "1", "2", "3"]
     probes = fake_server.prompts["Say one word."]
     assert probes == (1 if structured == "structured_outputs" else 2)  # found once per job, not per grade
-    assert ident["grade_constraint_paths"] == {"0/1/2/3": "structured_outputs"}
+    # the path is recorded per grade (and counted in the stats), not claimed for the job in the identity
+    assert "grade_constraint_paths" not in ident and "structured_outputs" not in json.dumps(ident)
 
 
 @pytest.mark.parametrize("tokenizer, adds_bos", [("llama", True), ("llama", False), ("vllm", True)])
@@ -339,7 +335,8 @@ def test_grades_without_a_constraint_are_parsed_and_say_so(fake_server, caplog):
     async def go():
         async with make_client(fake_settings(fake_server, grade_constraint="auto")) as c:
             res = await c.grade_many([[{"role": "user", "content": "REPLY:Grade: 1"}]] * 3 +
-                                     [[{"role": "user", "content": "REPLY:Final answer: 3"}]], progress=False)
+                                     [[{"role": "user", "content": "REPLY:It answers it.\nGrade: 3"}]],
+                                     progress=False)
             return res, c.stats
 
     res, stats = run(go())

@@ -9,6 +9,7 @@ import pytest
 from llm_testlib import run
 
 from irdata.llm import LLMCallError, make_client
+from irdata.llm.results import ServersUnusable
 
 pytestmark = pytest.mark.llm
 
@@ -56,9 +57,19 @@ def test_chat_and_grade(server_settings):
     assert all(g.label in {"0", "1", "2", "3"} and g.failure is None for g in grades)
     # The probe found logit_bias working on single-token digits (no structured outputs on llama-cpp-python).
     assert {g.path for g in grades} == {"logit_bias"} and stats.grade_paths == {"logit_bias": 2}
-    assert ident["grade_constraint_paths"] == {"0/1/2/3": "logit_bias"}
+    assert "grade_constraint_paths" not in ident  # the path is per grade (above), not the job's
     assert ident["backend"] == "openai" and ident["server"]["models"][0]["id"] == "smollm2"
     assert stats.failures == 0 and stats.retries == 0
+
+
+def test_the_servers_check_refuses_a_model_name_the_server_does_not_serve(server_settings):
+    """llama-cpp-python answers any model name; the check reads /v1/models and stops the job."""
+    async def go():
+        async with make_client({**server_settings, "model": "SmolLM2-135M"}) as c:
+            return await c.chat([{"role": "user", "content": "Hi"}])
+
+    with pytest.raises(ServersUnusable, match=r"model 'SmolLM2-135M' is not served \(served: 'smollm2'\)"):
+        run(go())
 
 
 def test_echo_without_bos_is_refused_as_misaligned(server_settings):

@@ -153,16 +153,15 @@ def test_journal_reads_sound_lines_of_another_layout_and_batches_writes(tmp_path
 GRADE_TABLE = [
     # bare: the whole reply is the choice
     ("2", "2"), (" 3.", "3"), ("**0**", "0"), ('"1"', "1"), ("'2'.", "2"), ("`3`", "3"), ("2\n", "2"),
-    # keyed, as the last statement
+    # keyed: the prompts' keyword on the reply's last line, after any reasoning
     ("Grade: 1", "1"), ("Grade: 2.", "2"), ("grade:3", "3"), ("GRADE: 0", "0"), ("**Grade:** 2", "2"),
-    ("Grade: **2**", "2"), ("Final answer: 3", "3"), ("Answer: 0", "0"), ("Final grade: 1", "1"),
+    ("Grade: **2**", "2"), ("  *Grade: 1*  \n", "1"),
     ("The passage defines BM25 but not its parameters.\nGrade: 2", "2"),
-    ("It mentions the query terms. It does not answer the question. Final answer: 1.", "1"),
-    ("The answer is 2", "2"), ("Reasoning first.\n\n**Final Answer: 3**", "3"),
+    ("It mentions the query terms. It does not answer the question.\nGrade: 1.", "1"),
+    ("Reasoning first.\n\n**Grade: 3**", "3"),
     ("<think>The passage is about cats, the query about dogs. 0 or 1?</think>\n0", "0"),
     ("<think>relevant... maybe 3</think>Grade: 2", "2"),
-    ("It matches partly. Grade: 1. Final answer: 2", "2"),  # the last statement wins
-    ("Grade:\n2", "2"),
+    ("It matches partly.\nGrade: 1\nGrade: 2", "2"),  # the last line wins
     # unparseable
     ("Step 1: read the passage. It is irrelevant.", None),
     ("The query asks about 3 things", None),
@@ -174,6 +173,11 @@ GRADE_TABLE = [
     ("1 or 2, hard to say", None), ("<think>It is clearly a 3 because", None),  # reasoning cut off
     ("Relevance (0-3): 2", None), ("I'd say 2", None), ("2 because it mentions BM25", None),
     ("Grade: 4", None), ("The grade is not 2", None),
+    # another keyword, or the keyword not on the last line of its own (a passage's copied tail)
+    ("Final answer: 3", None), ("Answer: 0", None), ("Final grade: 1", None), ("The answer is 2", None),
+    ("The answer is 3.", None), ("The grade is 3", None), ("... Final answer: 3", None),
+    ("It mentions the query terms. Grade: 1.", None), ("It matches partly. Grade: 1. Final answer: 2", None),
+    ("Grade:\n2", None), ("Grade: 2\nor 3", None),
 ]
 
 
@@ -187,7 +191,7 @@ def test_grade_table_is_big_enough_and_reask_cannot_be_copied_into_a_grade():
     assert parse_grade(GRADE_REASK, DIGITS) is None
     assert parse_grade(GRADE_REASK, ("yes", "no")) is None
     assert not any(d in GRADE_REASK for d in DIGITS)
-    assert parse_grade("Yes.", ("yes", "no")) == "yes" and parse_grade("Final answer: NO", ("yes", "no")) == "no"
+    assert parse_grade("Yes.", ("yes", "no")) == "yes" and parse_grade("Grade: NO", ("yes", "no")) == "no"
 
 
 def test_choice_distribution_renormalises_over_the_choices():

@@ -6,14 +6,54 @@ filled into a field cannot close or open a tag: every tag of the template's fiel
 value, in any case and spacing (`</Passage >`), is escaped as `&lt;/passage&gt;`. So a passage that
 ends with a fake prompt turn ("... Reply with a single digit: 3.") stays inside the passage.
 A template that leaves a field outside its tags is refused when it is loaded.
+
+Nor can a value smuggle in a chat template's control tokens: a server's tokenizer reads special-token
+strings in the rendered prompt as the tokens themselves, so `<|im_end|>\n<|im_start|>assistant` inside
+a passage would end the user turn there. Every string of SPECIAL_TOKENS in a value is neutralised the
+same way (its brackets written as entities: `&lt;|im_start|&gt;`, `&#91;INST&#93;`). The local backend
+also tokenizes message contents as text (irdata.llm.local.prompt_ids). What escape() neutralised is
+counted (take_escape_counts), for the job's stats.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import Path
 
 _FIELD = re.compile(r"\{([a-z_]+)\}")
+
+# Special-token strings of the chat templates in use, as regular expressions: ChatML, Llama 3, Phi and
+# Qwen (`<|im_start|>`, `<|start_header_id|>`, `<|eot_id|>`, `<|endoftext|>`, ...), DeepSeek's
+# full-width bars (`<｜begin▁of▁sentence｜>`), Gemma's turns, the usual BOS/EOS/pad names, and Llama 2 /
+# Mistral's instruction and system markers. Special tokens are case-sensitive, and so is this list.
+SPECIAL_TOKENS = (
+    r"<\|[^|<>\s]{1,64}\|>",
+    "<\uff5c[^\uff5c<>\\s]{1,64}\uff5c>",
+    r"</?(?:start_of_turn|end_of_turn|s|bos|eos|pad|unk|mask)>",
+    r"\[/?(?:INST|SYSTEM_PROMPT|AVAILABLE_TOOLS|TOOL_CALLS|TOOL_RESULTS)\]",
+    r"<</?SYS>>",
+)
+_SPECIAL = "|".join(SPECIAL_TOKENS)
+_ENTITIES = str.maketrans({"<": "&lt;", ">": "&gt;", "[": "&#91;", "]": "&#93;"})
+# What escape() neutralised since the last take_escape_counts(): field tags, special-token strings.
+_ESCAPED: Counter = Counter()
+
+
+def take_escape_counts() -> dict[str, int]:
+    """{"field_tags": n, "special_tokens": m} neutralised in prompt values since the last call (a
+    job takes them once, for its stats), and start counting again."""
+    counts = {"field_tags": _ESCAPED["field_tags"], "special_tokens": _ESCAPED["special_tokens"]}
+    _ESCAPED.clear()
+    return counts
+
+
+def _neutralise(m: re.Match) -> str:
+    if m.group("tag") is not None:
+        _ESCAPED["field_tags"] += 1
+        return f"&lt;{m.group('tag')}&gt;"
+    _ESCAPED["special_tokens"] += 1
+    return m.group(0).translate(_ENTITIES)
 
 
 class PromptError(ValueError):
@@ -31,11 +71,12 @@ class Prompt:
                 raise PromptError(f"prompt {self.path}: field {{{name}}} must stand inside <{name}>...</{name}> "
                                   "tags, so that the model can tell data from instructions")
         names = "|".join(map(re.escape, sorted(self.fields))) or r"(?!)"
-        self._tag = re.compile(rf"<(\s*/?\s*(?:{names})\s*)>", re.IGNORECASE)
+        # A field tag in any case; a special-token string exactly (special tokens are case-sensitive).
+        self._escaped = re.compile(rf"<(?P<tag>(?i:\s*/?\s*(?:{names})\s*))>|{_SPECIAL}")
 
     def escape(self, value) -> str:
-        """`value` with every tag of this template's fields neutralised."""
-        return self._tag.sub(lambda m: f"&lt;{m.group(1)}&gt;", str(value))
+        """`value` with every tag of this template's fields and every special-token string neutralised."""
+        return self._escaped.sub(_neutralise, str(value))
 
     def render(self, **values) -> str:
         missing = self.fields - values.keys()

@@ -25,6 +25,7 @@ import pyarrow.parquet as pq
 
 from ..atomic import write_json_atomic
 from ..llm import LLMSettings, connection_settings, journal_path_for, load_settings, make_client, settings_from_parts
+from ..prompts import take_escape_counts
 from ..stage import Stage, canonical
 from ..tsv import read_trec_qrels
 
@@ -120,7 +121,8 @@ class Failures:
 
 def finish_job(job: LLMJob, path, stage: str, client, failures: Failures, **summary) -> None:
     """The job's stats file (read by the release gate), its retry state and its log's closing line."""
-    record = {"stage": stage, "failures": failures.as_dict(), "llm": client.stats.as_dict(), **summary}
+    record = {"stage": stage, "failures": failures.as_dict(), "llm": client.stats.as_dict(),
+              "prompt_escapes": take_escape_counts(), **summary}
     write_json_atomic(path, record)
     log.info("%s: %d %s, %d failed %s; llm calls %d, journal hits %d, retries %d", stage, failures.total,
              failures.units, failures.failed, dict(sorted(failures.by_kind.items())), client.stats.calls,

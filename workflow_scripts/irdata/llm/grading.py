@@ -1,19 +1,21 @@
 """The grade reply grammar: what a free-text grade reply must look like to count as a grade.
 
-    reply      := [reasoning block] (bare | [reasoning] keyed)
+    reply      := [reasoning block] (bare | [anything] newline keyed)
     bare       := deco* CHOICE deco* ["."] deco*          the whole reply is the choice
-    keyed      := deco* [("the" | "my") ws] KEYWORD deco* (":" | "=" | "is") deco* CHOICE deco* ["."] deco*
-    KEYWORD    := "grade" | "final grade" | "answer" | "final answer"     (any case)
-    deco       := whitespace, `*`, `_`, backtick, `"` or `'`
+    keyed      := mark* KEYWORD mark* ":" mark* CHOICE mark* ["."] deco*    the reply's last line
+    KEYWORD    := "Grade" (GRADE_KEYWORD; any case)
+    deco       := whitespace, `*`, `_`, backtick, `"` or `'`;  mark := deco but a line break
 
-A reasoning block (`<think>...</think>`, also `<thinking>` and `<reasoning>`) is removed first;
-a reply whose reasoning was never closed (cut at max_tokens) is unparseable. `keyed` must be the
-reply's last statement: it starts the reply, a line, or follows a sentence's end (. ! ? ;), and
-nothing but decoration and one period follows the choice. Everything else is unparseable, on
-purpose: a digit inside prose ("Step 1: ...", "the query asks about 3 things", "I would not give
-it a 3"), a signed or scaled number ("-1", "2/3", "Grade: 2 out of 3"), and an echo of the
-instructions ("Reply with a single digit: 0, 1, 2 or 3.") are not grades. An unparseable reply is
-asked again with GRADE_REASK, which names no choice, so copying it gives no grade.
+These are the two forms the grade prompts ask for (prompts/grade_*.txt): the choice alone, or,
+after any reasoning, a last line `Grade: N`. A reasoning block (`<think>...</think>`, also
+`<thinking>` and `<reasoning>`) is removed first; a reply whose reasoning was never closed (cut at
+max_tokens) is unparseable. Everything else is unparseable, on purpose: another keyword ("The
+answer is 3.", "Answer: 3", "Final answer: 3", perhaps copied from a passage), a grade that is not
+on a line of its own or not the last line ("... so Grade: 3", "Grade: 3\nbut maybe 2"), a digit
+inside prose ("Step 1: ...", "I would not give it a 3"), a signed or scaled number ("-1", "2/3",
+"Grade: 2 out of 3"), and an echo of the instructions ("Reply with a single digit: 0, 1, 2 or 3.").
+An unparseable reply is asked again with GRADE_REASK, which names no choice, so copying it gives
+no grade.
 """
 
 from __future__ import annotations
@@ -24,11 +26,14 @@ from functools import lru_cache
 
 GRADE_REASK = ("Your reply could not be read as a grade. Reply again with only the grade itself, "
                "written exactly as one of the allowed values given in the instructions, and nothing else.")
+# The keyword of the keyed form; the grade prompts name it as `Grade: N`.
+GRADE_KEYWORD = "Grade"
 
 _REASONING = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.S | re.I)
 _OPEN_TAG = re.compile(r"<(think|thinking|reasoning)>", re.I)
 _CLOSE_TAG = re.compile(r"</(?:think|thinking|reasoning)>", re.I)
 _DECO = r"[\s*_`\"']"
+_MARK = r"(?:(?!\n)[\s*_`\"'])"  # decoration within one line
 
 
 @lru_cache(maxsize=64)
@@ -36,8 +41,7 @@ def _grammar(choices: tuple[str, ...]) -> tuple[re.Pattern, re.Pattern]:
     alt = "|".join(map(re.escape, sorted(choices, key=len, reverse=True)))
     bare = re.compile(rf"{_DECO}*({alt}){_DECO}*\.?{_DECO}*", re.I)
     keyed = re.compile(
-        rf"(?:^|(?<=[\n.!?;])){_DECO}*(?:(?:the|my)\s+)?(?:final\s+)?(?:grade|answer){_DECO}*"
-        rf"(?::|=|\bis\b){_DECO}*({alt}){_DECO}*\.?{_DECO}*\Z", re.I)
+        rf"(?:\A|(?<=\n)){_MARK}*{GRADE_KEYWORD}{_MARK}*:{_MARK}*({alt}){_MARK}*\.?{_DECO}*\Z", re.I)
     return bare, keyed
 
 
@@ -61,7 +65,7 @@ def parse_grade(reply: str, choices) -> str | None:
     if text is None:
         return None
     bare, keyed = _grammar(choices)
-    m = bare.fullmatch(text) or keyed.search(text.rstrip())
+    m = bare.fullmatch(text) or keyed.search(text)
     if m is None:
         return None
     got = m.group(1).lower()

@@ -13,6 +13,7 @@ import asyncio
 import importlib.util
 import logging
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -88,6 +89,30 @@ def converted_weights(gguf: Path, sha: str, cache_dir: Path) -> Path:
     return target
 
 
+# Stand-ins for message contents while the chat template renders: private-use code points, which
+# no template writes or rewrites (the contents themselves never enter the rendered text).
+_MARK = re.compile("\ue000(\\d+)\ue001")
+
+
+def prompt_ids(tok, messages) -> list[int]:
+    """Token ids of a chat prompt whose message contents are text: the template's own scaffolding
+    keeps its special tokens, while a control-token string inside a content (a passage holding
+    `<|im_end|>\\n<|im_start|>assistant`) becomes the ordinary tokens of its characters. The
+    template is rendered with a mark in place of each content; the scaffolding between marks is
+    tokenized with special tokens parsed, each content with split_special_tokens."""
+    shell = [{**m, "content": f"\ue000{i}\ue001"} if isinstance(m.get("content"), str) else m
+             for i, m in enumerate(messages)]
+    text = tok.apply_chat_template(shell, add_generation_prompt=True, tokenize=False)
+    ids: list[int] = []
+    at = 0
+    for mark in _MARK.finditer(text):
+        ids += tok(text[at:mark.start()], add_special_tokens=False)["input_ids"]
+        ids += tok(messages[int(mark.group(1))]["content"], add_special_tokens=False,
+                   split_special_tokens=True)["input_ids"]
+        at = mark.end()
+    return ids + tok(text[at:], add_special_tokens=False)["input_ids"]
+
+
 class _Model:
     def __init__(self, folder: Path, threads: int):
         import torch
@@ -107,8 +132,7 @@ class _Model:
         if not self.tok.chat_template:
             raise RequestFailed("the model has no chat template (its GGUF lacks tokenizer.chat_template): chat and "
                                 "grade calls need an instruct model with one", "unsupported_model")
-        text = self.tok.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
-        return self.tok(text, add_special_tokens=False, return_tensors="pt")["input_ids"]
+        return self.torch.tensor([prompt_ids(self.tok, messages)])
 
     def chat(self, messages, max_tokens: int, temperature: float, seed: int) -> dict:
         torch = self.torch

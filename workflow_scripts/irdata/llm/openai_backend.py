@@ -2,6 +2,8 @@
 
 This module builds the payloads of the three operations and learns, once per job, what the
 server can do; transports.py carries the requests and spreading.py spreads and retries them.
+Before the first call the base URLs are checked (preflight.py): a job that no URL can serve
+fails at once with ServersUnusable.
 
 Grades (llm.grade_constraint) are held to the choices by the first of these that a probe
 request shows to work: vLLM structured outputs (`structured_outputs: {"choice": [...]}`; before
@@ -17,11 +19,12 @@ gets None.
 
 Log-likelihoods use /v1/completions (echo=True, logprobs=1, max_tokens=1: vLLM refuses 0 and
 llama-cpp-python reads 0 as unlimited) or vLLM's prompt_logprobs, aligned by
-loglikelihood.align_echo. Before the first, the alignment is checked against the server's own
-generation: the log-probability the server reports for a token it generates must be the one
-the echo path reads for that token appended to the prompt. llama-cpp-python 0.3.36 fails this
-unless the prompt starts with BOS (it scores each echoed token with the distribution after it);
-such a server is refused as `misaligned`, with the setting that fixes it.
+loglikelihood.align_echo. Before a base URL serves its first, its alignment is checked against
+its own generation: the log-probability the server reports for a token it generates must be the
+one the echo path reads for that token appended to the prompt. llama-cpp-python 0.3.36 fails
+this unless the prompt starts with BOS (it scores each echoed token with the distribution after
+it). A misaligned URL serves no log-likelihood (logged) while others are aligned; when none is,
+every log-likelihood fails as `misaligned`, naming the URLs and the setting that fixes it.
 
 Native tool calls on llama-cpp-python 0.3.36 (read from its llama_chat_format.py): with the
 model's own chat template (the default), the server returns tool calls only when `tool_choice`
@@ -44,10 +47,11 @@ import os
 from .backend import Once, Slots
 from .grading import choice_distribution
 from .loglikelihood import align_echo
-from .results import RequestFailed, Stats
+from .preflight import check_servers
+from .results import RequestFailed, ServersUnusable, Stats
 from .server_probes import ServerProbes, server_identity
 from .settings import LLMSettings
-from .spreading import RetryLog, URLPool
+from .spreading import RetryLog, URLGate, URLPool
 from .transports import AiohttpTransport, SDKTransport, encode_json
 
 log = logging.getLogger(__name__)
@@ -81,7 +85,8 @@ class OpenAIBackend:
         self._server_info: dict | None = None
         self.probes = ServerProbes(settings, self.pool, self._decoding)
         self._grade_payloads: dict[tuple, tuple] = {}
-        self._echo_check = Once(self._verify_echo)
+        self._servers = Once(lambda: check_servers(self.pool, settings.model, settings.api_key_env))
+        self._echo_gate = URLGate(self._echo_problem, "log-likelihoods")
         self._warned: set[str] = set()
 
     def _warn_once(self, key: str, msg: str, *args) -> None:
@@ -93,11 +98,24 @@ class OpenAIBackend:
     def execute(self, op: str, request: dict, messages=None, encoded=None):
         # Returns an awaitable rather than awaiting it: one frame less for every resume of every
         # request (see URLPool._retrying).
+        if not self._servers.done:
+            return self._first_call(op, request, messages, encoded)
+        if self._servers.value is not None:
+            return self._unusable()
         if op == "chat":
             return self._chat(request, messages, encoded)
         if op == "grade":
             return self._grade(request, messages, encoded)
         return self._loglikelihood(request)
+
+    async def _first_call(self, op: str, request: dict, messages, encoded):
+        await self._servers.get()
+        return await self.execute(op, request, messages, encoded)
+
+    async def _unusable(self):
+        # Kept: every call of a job no server can serve fails at once. A fresh exception each time,
+        # so that tracebacks do not pile up on one object.
+        raise ServersUnusable(str(self._servers.value))
 
     def _chat(self, request: dict, messages, encoded):
         request_json, messages_json = encoded or (encode_json(request), encode_json(messages))
@@ -152,19 +170,23 @@ class OpenAIBackend:
                 "choice_logprobs": choice_distribution(logprobs, choices) if logprobs else None}
 
     async def _loglikelihood(self, request: dict) -> dict:
-        problem = await self._echo_check.get()
-        if problem is not None:
-            raise problem
         return {"logprobs": await self._score(request["context"], request["continuation"])}
 
-    async def _score(self, context: str, continuation: str) -> list[float]:
+    def _post_completion(self, payload: dict, url: str | None):
+        """A log-likelihood request: to `url` alone, unretried (the alignment check of that URL),
+        or spread over the URLs whose alignment was checked."""
+        if url is not None:
+            return self.pool.transport.post(url, "completions", payload)
+        return self.pool.post("completions", payload, gate=self._echo_gate)
+
+    async def _score(self, context: str, continuation: str, url: str | None = None) -> list[float]:
         prefix, extra, bos_in_prompt = await self.probes.bos.get()
         sent = prefix + context + continuation
         payload = {**self._decoding, "prompt": sent, "max_tokens": 1, **extra}
         if self.s.loglikelihood_api == "prompt_logprobs":
             # vLLM: with 0 it returns each prompt token's own entry only (the first one null).
             payload["prompt_logprobs"] = 0
-            data = await self.pool.post("completions", payload)
+            data = await self._post_completion(payload, url)
             entries = data["choices"][0].get("prompt_logprobs")
             if not entries:
                 raise RequestFailed("server ignored prompt_logprobs (only vLLM supports it): "
@@ -185,7 +207,7 @@ class OpenAIBackend:
             echoed, generated = None, 0
         else:
             payload.update(echo=True, logprobs=1)
-            data = await self.pool.post("completions", payload)
+            data = await self._post_completion(payload, url)
             lp = data["choices"][0].get("logprobs") or {}
             tokens, values = lp.get("tokens"), lp.get("token_logprobs")
             if not tokens or values is None or len(tokens) != len(values):
@@ -198,36 +220,37 @@ class OpenAIBackend:
                           completion_tokens=generated, bos_in_prompt=bos_in_prompt)
 
     # -- what the server can do, learnt once per job ----------------------------------------
-    async def _verify_echo(self) -> RequestFailed | None:
-        """None when the log-likelihood path agrees with the server's own generation (or could
-        not be checked: logged), else the misalignment every log-likelihood call will raise."""
+    async def _echo_problem(self, url: str) -> RequestFailed | None:
+        """None when the log-likelihood path on `url` agrees with that server's own generation
+        (or could not be checked: logged), else the misalignment that keeps `url` from serving
+        log-likelihoods. A transient failure raises (URLGate tries again later)."""
         prefix, extra, _ = await self.probes.bos.get()
         for ctx in _ECHO_PROBES:
             payload = {**self._decoding, "prompt": prefix + ctx, "max_tokens": 1, "logprobs": 1, **extra}
-            data = await self.pool.post("completions", payload)
+            data = await self.pool.transport.post(url, "completions", payload)
             lp = data["choices"][0].get("logprobs") or {}
             toks, vals = lp.get("tokens") or [], lp.get("token_logprobs") or []
             if len(toks) != 1 or not vals or vals[0] is None or not toks[0].strip():
                 continue
             try:
-                got = await self._score(ctx, toks[0])
+                got = await self._score(ctx, toks[0], url)
             except RequestFailed as e:
                 if e.kind in ("misaligned", "unsupported_model"):
-                    return e
+                    return RequestFailed(f"{url}: {e}", e.kind)
                 raise
             if len(got) != 1:
                 continue
             if abs(got[0] - vals[0]) <= ECHO_TOLERANCE:
                 log.info("log-likelihoods on %s: alignment checked (%r after %r: %.4f generated, %.4f scored)",
-                         self.pool.urls[0], toks[0], ctx, vals[0], got[0])
+                         url, toks[0], ctx, vals[0], got[0])
                 return None
             return RequestFailed(
-                f"misaligned: the server scores {toks[0]!r} after {ctx!r} at {got[0]:.3f} in the prompt but "
+                f"misaligned: {url} scores {toks[0]!r} after {ctx!r} at {got[0]:.3f} in the prompt but "
                 f"{vals[0]:.3f} when it generates it, so its prompt log-probabilities are not each token's given "
                 "the ones before (llama-cpp-python 0.3.36 without a BOS first); set llm.loglikelihood_bos: always "
                 "(and llm.loglikelihood_bos_text if the server adds no BOS itself)", "misaligned")
-        self._warn_once("echo", "log-likelihoods on %s: alignment could not be checked (no probe prompt gave a "
-                        "one-token word); scores are used unchecked", self.pool.urls[0])
+        log.warning("log-likelihoods on %s: alignment could not be checked (no probe prompt gave a one-token "
+                    "word); scores are used unchecked", url)
         return None
 
     # -- identity ----------------------------------------------------------------------------
@@ -241,11 +264,8 @@ class OpenAIBackend:
                  "server": self._server_info,
                  "loglikelihood_method": f"/v1/completions {self.s.loglikelihood_api}, max_tokens=1, BOS "
                                          f"{self.s.loglikelihood_bos}; continuation found by the echoed tokens' "
-                                         "text and usage counts, checked once per job against the server's "
-                                         "own generation"}
-        resolved = self.probes.resolved_paths()
-        if resolved:
-            ident["grade_constraint_paths"] = resolved
+                                         "text and usage counts, checked on each base URL against that "
+                                         "server's own generation"}
         return ident
 
     async def aclose(self) -> None:

@@ -5,6 +5,8 @@ Every failure has a `kind`, a short stable class that stats, logs and manifests 
 - `http_<status>`      the server answered with that status (e.g. http_404, http_500, http_429)
 - `timeout`            no answer within llm.timeout_s
 - `connection`         refused, reset or cut off before a whole answer arrived
+- `outage`             every base URL had been out longer than llm.outage_limit_s (spreading.py);
+                       retried by a rerun, like the transport kinds
 - `malformed_response` a 200 whose body is not the JSON the API promises
 - `unparseable`        a grade reply that never followed the grade grammar (llm.grading)
 - `unsupported_model`  the model or server lacks what the call needs (a chat template, single-token
@@ -111,6 +113,11 @@ class RequestFailed(Exception):
         super().__init__(reason)
         self.kind = kind
         self.attempts = attempts
+
+
+class ServersUnusable(RuntimeError):
+    """No base URL of a job can serve it (wrong URL, model name or key: preflight.py). Not a call
+    failure that a stage counts and carries on after: it ends the job, naming each URL and its fix."""
 
 
 class LLMCallError(RuntimeError):

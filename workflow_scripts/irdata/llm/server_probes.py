@@ -9,7 +9,10 @@
 
 Each is an `Once`: found by one request at a time however many calls wait, kept when found,
 tried again when the probe failed for a transient reason (never remembered as "unsupported").
-A definitive negative (no endpoint, a choice of two tokens, a field ignored) is kept and logged.
+Only a refusal is a negative: an answer 400, 404 or 422 (REFUSALS), a field ignored, no endpoint,
+a choice of two tokens; it is kept and logged. A 429, 5xx or timeout during a probe is retried like
+any request and, when the retries run out, fails the call that waited on it with that retryable
+kind, in every mode: never "no structured outputs", never `unsupported_model`.
 """
 
 from __future__ import annotations
@@ -27,6 +30,9 @@ log = logging.getLogger(__name__)
 # A probe of a grade constraint: choices no unconstrained model would write.
 _PROBE_MESSAGES = [{"role": "user", "content": "Say one word."}]
 _PROBE_CHOICES = ["~@~", "#^#"]
+# Answers that refuse a field (vLLM: 400 or 422 for an unknown or unsupported field; 404 where a
+# route is missing). 401/403 are the key (preflight.py), 429/5xx transient.
+REFUSALS = frozenset({"http_400", "http_404", "http_422"})
 
 
 class ServerProbes:
@@ -44,9 +50,6 @@ class ServerProbes:
         if once is None:
             once = self._constraints[choices] = Once(lambda: self._resolve_constraint(choices))
         return once
-
-    def resolved_paths(self) -> dict[str, str]:
-        return {"/".join(k): o.value[0] for k, o in self._constraints.items() if o.done}
 
     async def _probe_tokenizer(self) -> dict | None:
         """The server's tokenizer endpoint and the tokens it puts before a text (its BOS), or None
@@ -90,7 +93,7 @@ class ServerProbes:
         try:
             data = await self.pool.post("chat", fields, _PROBE_MESSAGES)
         except RequestFailed as e:
-            if e.kind.startswith("http_4"):
+            if e.kind in REFUSALS:
                 return False, f"`{field}` refused ({e.kind})"
             raise
         reply = (data["choices"][0].get("message") or {}).get("content") or ""
@@ -108,7 +111,12 @@ class ServerProbes:
                 return None, f"choice {c!r} is {len(ids)} tokens ({ids}) for this model"
             bias[str(ids[0])] = 100
         fields = {**self._decoding, "max_tokens": 1, "logit_bias": bias}
-        data = await self.pool.post("chat", fields, _PROBE_MESSAGES)
+        try:
+            data = await self.pool.post("chat", fields, _PROBE_MESSAGES)
+        except RequestFailed as e:
+            if e.kind in REFUSALS:
+                return None, f"logit_bias refused ({e.kind})"
+            raise
         reply = (data["choices"][0].get("message") or {}).get("content") or ""
         if reply.strip() not in choices:
             return None, f"logit_bias ignored (probe reply {reply[:30]!r})"

@@ -8,7 +8,15 @@ would favour a dead URL, which answers fastest). When the cool-down ends one req
 A retry goes to another healthy URL when there is one, after exponential backoff with full
 jitter (a server's Retry-After wins when longer). When every URL is open, requests wait for the
 first to reopen; waiting spends no attempt. 429 is load, not ill health: it is retried but does
-not count towards the breaker.
+not count towards the breaker. A failure of a request sent before its URL's breaker opened does not
+lengthen the cool-down: only a failed probe does, so a server back from a restart is probed soon.
+
+Outages. When every URL is out (its breaker open), calls wait for one to answer again, up to
+llm.outage_limit_s from the moment the last one went out; past it the remaining calls fail at once
+as `outage` (retryable: the release gate counts them, a rerun retries them), while half-open probes
+go on, so a server that comes back is used again. URLs refused by the servers' check (preflight.py)
+are dropped from the pool; a URL that fails a per-URL check of one kind of call (URLGate: the echo
+alignment of log-likelihoods) serves no call of that kind.
 
 Retries are logged at INFO with their reason, aggregated: at most one line a minute per client.
 """
@@ -20,6 +28,7 @@ import logging
 import random
 import time
 
+from .backend import Once
 from .results import RequestFailed, Stats
 from .settings import LLMSettings
 from .transports import TransientError
@@ -27,6 +36,7 @@ from .transports import TransientError
 log = logging.getLogger(__name__)
 
 RETRY_LOG_INTERVAL_S = 60.0
+_REFUSED = object()  # an attempt that a URLGate turned away
 
 
 class RetryLog:
@@ -54,6 +64,46 @@ class RetryLog:
         self._last = time.monotonic()
 
 
+class URLGate:
+    """A check each base URL must pass before it serves one kind of call (e.g. the echo alignment
+    before log-likelihoods): run once per URL, when a call of that kind first picks it.
+
+    check(url) returns None (passed) or the RequestFailed that refuses the URL; a TransientError
+    from it counts as a failed attempt on that URL and the check is tried again later. A refused
+    URL is left out for these calls (logged); when every URL is refused, the calls fail with the
+    refusals of all."""
+
+    def __init__(self, check, what: str):
+        self._check = check
+        self.what = what
+        self.passed: set[str] = set()
+        self.refused: dict[str, RequestFailed] = {}
+        self._once: dict[str, Once] = {}
+
+    async def admit(self, url: str) -> bool:
+        once = self._once.get(url)
+        if once is None:
+            once = self._once[url] = Once(lambda: self._check(url))
+        problem = await once.get()
+        if problem is None:
+            self.passed.add(url)
+            return True
+        if url not in self.refused:
+            self.refused[url] = problem
+            log.warning("LLM server %s serves no %s: %s", url, self.what, problem)
+        return False
+
+    def closed(self, urls) -> RequestFailed | None:
+        """The failure of every call when every URL is refused, else None."""
+        if not self.refused or any(u not in self.refused for u in urls):
+            return None
+        first = self.refused[urls[0]]
+        if len(urls) == 1:
+            return first
+        detail = "; ".join(f"{u}: {self.refused[u]}" for u in urls)
+        return RequestFailed(f"no base URL can serve {self.what}: {detail}", first.kind)
+
+
 class _Health:
     __slots__ = ("in_flight", "failures", "open_until", "cooldown", "probing")
 
@@ -76,16 +126,62 @@ class URLPool:
         self.urls = [u.rstrip("/") for u in settings.base_urls]
         self.health = [_Health() for _ in self.urls]
         self._next = 0
+        self.out_since: float | None = None  # when the last URL went out, while every URL is out
+        self._outage_logged = False
+
+    def leave_out(self, urls) -> None:
+        """Drop these URLs for the job (refused by the servers' check, before any call)."""
+        keep = [i for i, u in enumerate(self.urls) if u not in urls]
+        self.urls = [self.urls[i] for i in keep]
+        self.health = [self.health[i] for i in keep]
+        self._next = 0
+
+    def set_out(self, urls) -> None:
+        """Open the breaker of these URLs, as if they had just failed (found unreachable by the
+        servers' check): they are probed after the cool-down and taken back when they answer."""
+        now = time.monotonic()
+        for u, h in zip(self.urls, self.health):
+            if u in urls:
+                h.cooldown = self.s.breaker_cooldown_s
+                h.open_until = now + h.cooldown
+        self._note_out()
+
+    def _note_out(self) -> None:
+        if self.out_since is None and all(h.open_until for h in self.health):
+            self.out_since = time.monotonic()
+            self._outage_logged = False
+            log.warning("every LLM server is out (%s); calls wait up to llm.outage_limit_s (%g s) for one to "
+                        "answer again", ", ".join(self.urls), self.s.outage_limit_s)
+
+    def _outage(self, attempts: int, last, stalled: float | None = None) -> RequestFailed | None:
+        """The failure of a call once every URL has been out longer than llm.outage_limit_s, or the
+        call has found no URL to try (`stalled`: since when) for that long: every URL it may use is
+        out, though others (refused by its gate) are not."""
+        now = time.monotonic()
+        out = max(now - self.out_since if self.out_since is not None else 0.0,
+                  now - stalled if stalled is not None else 0.0)
+        if out < self.s.outage_limit_s or (self.out_since is None and stalled is None):
+            return None
+        if not self._outage_logged:
+            self._outage_logged = True
+            log.error("every LLM server has been out for %.0f s, longer than llm.outage_limit_s (%g s): the "
+                      "remaining calls fail as `outage`; rerun after the servers are back", out,
+                      self.s.outage_limit_s)
+        return RequestFailed(f"outage: no LLM server of {', '.join(self.urls)} could take the call for {out:.0f} s, "
+                             f"longer than llm.outage_limit_s ({self.s.outage_limit_s:g} s); last error: {last}",
+                             "outage", attempts)
 
     # -- health ------------------------------------------------------------------------------
-    def pick(self, avoid: int | None = None) -> int | None:
-        """The URL for the next attempt, or None when every URL is open (or being probed)."""
+    def pick(self, avoid: int | None = None, exclude=()) -> int | None:
+        """The URL for the next attempt, or None when every URL is open (or being probed) or in
+        `exclude` (URLs refused by a URLGate)."""
         n = len(self.urls)
-        if n == 1 and not self.health[0].open_until:  # the common case, on every call
+        if n == 1 and not self.health[0].open_until and not exclude:  # the common case, on every call
             return 0
         now = time.monotonic()
-        eligible = [i for i in range(n) if self.health[i].open_until == 0.0
-                    or (now >= self.health[i].open_until and not self.health[i].probing)]
+        eligible = [i for i in range(n) if (self.health[i].open_until == 0.0
+                    or (now >= self.health[i].open_until and not self.health[i].probing))
+                    and self.urls[i] not in exclude]
         if avoid is not None and len(eligible) > 1 and avoid in eligible:
             eligible.remove(avoid)
         if not eligible:
@@ -101,16 +197,22 @@ class URLPool:
             h.probing = True  # half-open: this request is the probe
         return i
 
-    def _wait_s(self) -> float:
+    def _wait_s(self, exclude=(), stalled: float | None = None) -> float:
         now = time.monotonic()
-        reopen = [h.open_until for h in self.health if not h.probing]
-        return max(0.01, min(reopen) - now) if reopen else 0.05
+        reopen = [h.open_until for u, h in zip(self.urls, self.health) if not h.probing and u not in exclude]
+        wait = max(0.01, min(reopen) - now) if reopen else 0.05
+        since = min(t for t in (self.out_since, stalled, now) if t is not None)
+        return min(wait, max(0.01, since + self.s.outage_limit_s - now))  # wake up when the limit ends the wait
 
     def _ok(self, i: int) -> None:
         h = self.health[i]
         if h.open_until:
             log.info("LLM server %s answers again; it takes requests again", self.urls[i])
         h.failures, h.open_until, h.cooldown, h.probing = 0, 0.0, 0.0, False
+        if self.out_since is not None:
+            log.warning("LLM server %s answers again after %.0f s with every server out", self.urls[i],
+                        time.monotonic() - self.out_since)
+            self.out_since = None
 
     def _failed(self, i: int, e: TransientError) -> None:
         if e.kind == "http_429":
@@ -118,37 +220,56 @@ class URLPool:
             return
         h = self.health[i]
         h.failures += 1
-        if h.probing or h.failures >= self.s.breaker_failures:
+        if h.probing or (not h.open_until and h.failures >= self.s.breaker_failures):
             first = not h.open_until
             h.cooldown = min(self.s.backoff_max_s, max(h.cooldown * 2, self.s.breaker_cooldown_s))
             h.open_until = time.monotonic() + h.cooldown
             if first:
                 log.warning("LLM server %s failed %d times in a row (last: %s); left out for %.1f s, then probed",
                             self.urls[i], h.failures, e, h.cooldown)
+            self._note_out()
         h.probing = False
 
     # -- requests ----------------------------------------------------------------------------
-    async def _retrying(self, attempt, *args, finish=None):
+    async def _retrying(self, attempt, *args, finish=None, gate: URLGate | None = None):
         """`await attempt(base URL, *args)` on the healthiest URL until it raises no
-        TransientError, at most 1 + llm.max_retries times; finish(result) when given.
+        TransientError, at most 1 + llm.max_retries times; finish(result) when given. With a
+        gate, only on URLs that passed its check (run on a URL's first pick).
 
         The transport's coroutine is awaited here directly and the caller's post-processing
         runs as `finish`: every frame between a call and the socket is resumed on every
         network event, which costs measurably at thousands of calls/s."""
         attempt_no = 0
         last = None
+        last_error = None
+        exclude = gate.refused if gate is not None else ()
+        stalled = None  # since when this call has found no URL to try but open ones
         while True:
-            i = self.pick(avoid=last)
+            i = self.pick(avoid=last, exclude=exclude)
             if i is None:
-                await asyncio.sleep(self._wait_s())
+                stalled = stalled or time.monotonic()
+                failed = (self._outage(attempt_no + 1, last_error, stalled)
+                          or (gate is not None and gate.closed(self.urls)))
+                if failed:
+                    raise failed
+                await asyncio.sleep(self._wait_s(exclude, stalled))
                 continue
             h = self.health[i]
+            if not h.open_until:  # a healthy URL; a probe of an open one is part of the wait
+                stalled = None
             h.in_flight += 1
             try:
-                result = await attempt(self.urls[i], *args)
+                if gate is not None and self.urls[i] not in gate.passed and not await gate.admit(self.urls[i]):
+                    result = _REFUSED
+                else:
+                    result = await attempt(self.urls[i], *args)
             except TransientError as e:
                 h.in_flight -= 1
                 self._failed(i, e)
+                last_error = e
+                failed = self._outage(attempt_no + 1, e, stalled)
+                if failed:
+                    raise failed from e
                 if attempt_no >= self.s.max_retries:
                     raise RequestFailed(f"{e} (gave up after {attempt_no + 1} attempts)", e.kind,
                                         attempt_no + 1) from e
@@ -166,16 +287,23 @@ class URLPool:
                 h.probing = False  # a cancelled or refused probe proves nothing
                 raise
             h.in_flight -= 1
+            if result is _REFUSED:  # the gate left this URL out: try another, or fail when none is left
+                h.probing = False
+                failed = gate.closed(self.urls)
+                if failed:
+                    raise failed
+                continue
             if h.open_until or h.failures:
                 self._ok(i)
             return result if finish is None else finish(result)
 
     def post(self, kind: str, fields: dict, messages=None, finish=None, fields_json: str | None = None,
-             messages_json: str | None = None):
-        """POST a /v1 request (`chat` or `completions`), retried on the healthiest URLs; an
-        awaitable of the decoded answer, or of finish(answer). The JSON texts, when given, are
-        the fields and messages already encoded (transports.py)."""
-        return self._retrying(self.transport.post, kind, fields, messages, fields_json, messages_json, finish=finish)
+             messages_json: str | None = None, gate: URLGate | None = None):
+        """POST a /v1 request (`chat` or `completions`), retried on the healthiest URLs (those
+        `gate` admits, when given); an awaitable of the decoded answer, or of finish(answer). The
+        JSON texts, when given, are the fields and messages already encoded (transports.py)."""
+        return self._retrying(self.transport.post, kind, fields, messages, fields_json, messages_json, finish=finish,
+                              gate=gate)
 
     async def _raw(self, base_url: str, path: str, payload: dict) -> tuple[int, bytes]:
         status, body = await self.transport.post_raw(base_url, path, payload)

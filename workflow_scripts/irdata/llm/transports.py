@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 
 from .results import RequestFailed
 from .settings import LLMSettings
@@ -140,6 +141,19 @@ class AiohttpTransport:
         except aiohttp.ClientError as e:
             raise TransientError(f"connection error at {url}: {type(e).__name__}: {e}", "connection") from e
 
+    async def get_raw(self, base_url: str, path: str, timeout_s: float) -> tuple[int, bytes]:
+        """GET base_url + path (e.g. /models, the servers' check): (status, body)."""
+        import aiohttp
+
+        url = base_url + path
+        try:
+            async with self._sess().get(url, timeout=aiohttp.ClientTimeout(total=timeout_s)) as r:
+                return r.status, await r.read()
+        except asyncio.TimeoutError as e:
+            raise TransientError(f"timeout after {timeout_s}s at {url}", "timeout") from e
+        except aiohttp.ClientError as e:
+            raise TransientError(f"connection error at {url}: {type(e).__name__}: {e}", "connection") from e
+
     async def aclose(self) -> None:
         if self._session is not None:
             await self._session.close()
@@ -184,14 +198,32 @@ class SDKTransport:
             raise TransientError(f"connection error at {base_url}: {e.__cause__ or e}", "connection") from e
         return decode(raw.content, base_url)
 
-    async def post_raw(self, base_url: str, path: str, payload: dict) -> tuple[int, bytes]:
-        import httpx
+    def _http(self, base_url: str):
+        """The HTTP client module of the SDK's own client (httpx, or httpx2 in newer SDKs): the one
+        whose exceptions its raw requests raise."""
+        cls = next(c for c in type(self._clients[base_url]._client).__mro__ if c.__module__.startswith("httpx"))
+        return sys.modules[cls.__module__.partition(".")[0]]
 
+    async def post_raw(self, base_url: str, path: str, payload: dict) -> tuple[int, bytes]:
+        httpx = self._http(base_url)
         url = base_url.removesuffix("/v1") + path
         try:
             r = await self._clients[base_url]._client.post(url, json=payload, timeout=self.s.timeout_s)
         except httpx.TimeoutException as e:
             raise TransientError(f"timeout after {self.s.timeout_s}s at {url}", "timeout") from e
+        except httpx.TransportError as e:
+            raise TransientError(f"connection error at {url}: {type(e).__name__}: {e}", "connection") from e
+        return r.status_code, r.content
+
+    async def get_raw(self, base_url: str, path: str, timeout_s: float) -> tuple[int, bytes]:
+        httpx = self._http(base_url)
+        url = base_url + path
+        try:
+            client = self._clients[base_url]
+            # the SDK's own httpx client carries no key: the SDK adds it per request
+            r = await client._client.get(url, timeout=timeout_s, headers={"Authorization": f"Bearer {client.api_key}"})
+        except httpx.TimeoutException as e:
+            raise TransientError(f"timeout after {timeout_s}s at {url}", "timeout") from e
         except httpx.TransportError as e:
             raise TransientError(f"connection error at {url}: {type(e).__name__}: {e}", "connection") from e
         return r.status_code, r.content
