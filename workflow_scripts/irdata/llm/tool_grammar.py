@@ -102,8 +102,8 @@ def _action(fn: dict, budget: int) -> dict:
                           ("arguments", _object_bytes([(p, b[1]) for p, b in smallest.items()]))])
     growing = [p for p, b in smallest.items() if b[2]]
     if most > budget:
-        raise ActionBudgetError(f"a {name!r} action takes up to {most} tokens, more than the {budget} the "
-                                "reply's token cap leaves: raise max_action_tokens")
+        raise ActionBudgetError(f"a {name!r} action can take {most} tokens (one a byte at worst), more than the "
+                                f"{budget} the reply's token cap leaves: raise max_action_tokens")
     # what is left goes to the unbounded strings and arrays, shared evenly
     arguments = {}
     for p, s in props.items():
