@@ -15,6 +15,10 @@ rule report_doubting:
         train_queries=f"{DOUBTING_ASSEMBLED}/{_DATA_FILES['train_queries', 'train']}",
         dev_queries=f"{DOUBTING_ASSEMBLED}/{_DATA_FILES['dev_queries', 'dev']}",
         package=DOUBTING["package_dir"],
+        agent_stats_train=shard_paths("stats", "train", rule="agent_search"),
+        agent_stats_dev=shard_paths("stats", "dev", rule="agent_search"),
+        agent_train=shard_paths("agent", "train"),
+        agent_dev=shard_paths("agent", "dev"),
     output:
         summary=report(
             f"{REPORT_DIR}/doubting/summary.html",
@@ -49,6 +53,12 @@ rule report_doubting:
         audit=report(
             f"{REPORT_DIR}/doubting/audit.html",
             caption="../report/doubting_audit.rst",
+            category=DOUBTING_REPORT_CATEGORY,
+            subcategory="Tables",
+        ),
+        agent=report(
+            f"{REPORT_DIR}/doubting/agent.html",
+            caption="../report/doubting_agent.rst",
             category=DOUBTING_REPORT_CATEGORY,
             subcategory="Tables",
         ),
