@@ -189,7 +189,8 @@ def test_each_turn_records_its_constraint_path_and_whether_it_complied(store):
     # the tools the model is sent carry the bounds an action grammar needs
     props = {t["function"]["name"]: t["function"]["parameters"]["properties"] for t in client.tools}
     assert props["search_bm25"]["page"]["maximum"] == budget().max_page
-    assert props["read_passage"]["passage_id"]["maxLength"] == 2 == props["propose"]["passage_ids"]["items"]["maxLength"]
+    assert props["read_passage"]["passage_id"]["maxLength"] == 2
+    assert props["propose"]["passage_ids"]["items"]["maxLength"] == 2
 
 
 def test_a_reply_cut_off_at_the_token_cap_is_reported_as_such(store):
