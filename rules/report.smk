@@ -15,10 +15,10 @@ rule report_doubting:
         train_queries=f"{DOUBTING_ASSEMBLED}/{_DATA_FILES['train_queries', 'train']}",
         dev_queries=f"{DOUBTING_ASSEMBLED}/{_DATA_FILES['dev_queries', 'dev']}",
         package=DOUBTING["package_dir"],
-        agent_stats_train=shard_paths("stats", "train", rule="agent_search"),
-        agent_stats_dev=shard_paths("stats", "dev", rule="agent_search"),
-        agent_train=shard_paths("agent", "train"),
-        agent_dev=shard_paths("agent", "dev"),
+        agent_stats_train=shard_paths("train", "stats", rule="agent_search"),
+        agent_stats_dev=shard_paths("dev", "stats", rule="agent_search"),
+        agent_train=shard_paths("train", "agent"),
+        agent_dev=shard_paths("dev", "agent"),
     output:
         summary=report(
             f"{REPORT_DIR}/doubting/summary.html",
