@@ -16,6 +16,10 @@ rule report_doubting:
         dev_queries=f"{DOUBTING_ASSEMBLED}/{_DATA_FILES['dev_queries', 'dev']}",
         manifest=f"{DOUBTING_STAGED}/MANIFEST.json",  # the published one's bytes
         published=rules.package.output,
+        agent_stats_train=shard_paths("train", "stats", rule="agent_search"),
+        agent_stats_dev=shard_paths("dev", "stats", rule="agent_search"),
+        agent_train=shard_paths("train", "agent"),
+        agent_dev=shard_paths("dev", "agent"),
     output:
         summary=report(
             f"{REPORT_DIR}/doubting/summary.html",
@@ -50,6 +54,12 @@ rule report_doubting:
         audit=report(
             f"{REPORT_DIR}/doubting/audit.html",
             caption="../report/doubting_audit.rst",
+            category=DOUBTING_REPORT_CATEGORY,
+            subcategory="Tables",
+        ),
+        agent=report(
+            f"{REPORT_DIR}/doubting/agent.html",
+            caption="../report/doubting_agent.rst",
             category=DOUBTING_REPORT_CATEGORY,
             subcategory="Tables",
         ),

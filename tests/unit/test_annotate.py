@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from irdata.annotate import grading
-from irdata.annotate.agent import AgentBudget, SearchAgent, episode_failures
+from irdata.annotate.agent import AgentBudget, SearchAgent, agent_behaviour, episode_failures
 from irdata.annotate.answers import answer_passages
 from irdata.annotate.grading import GradingMode, grade_pairs, pairs_to_grade
 from irdata.annotate.passages import TextStore
@@ -181,6 +181,30 @@ def test_an_episode_that_never_calls_a_tool_is_a_protocol_failure(store):
     assert episode.end == "protocol_errors" and episode.proposals == [] and len(client.seen_messages) == 4
     assert episode_failures([episode, finished]).as_dict() == {
         "units": "episodes", "total": 2, "failed": 1, "retryable": 0, "by_kind": {"protocol": 1}}
+
+
+def test_each_turn_records_its_constraint_path_and_whether_it_complied(store):
+    passages, system, task = store
+
+    class Constrained(ScriptedClient):
+        async def chat(self, messages, tools=None, **kw):
+            self.tools = tools
+            result = await super().chat(messages, tools=tools, **kw)
+            result.constraint = "grammar"
+            return result
+
+    client = Constrained([call("search_bm25", query="one more"), "plain text", call("finish")])
+    episode = run(SearchAgent(client, Searcher(), passages, system, task, budget(), id_chars=2))
+    turns = [e for e in episode.trace if e["event"] == "model"]
+    assert [(t["constraint"], t["complied"]) for t in turns] == [("grammar", True), ("grammar", False),
+                                                                  ("grammar", True)]
+    assert agent_behaviour([episode]) == {"turns": 3, "complied_turns": 2, "action_constraint": {"grammar": 3},
+                                          "searches": 1, "reformulations": 1}
+    # the tools the model is sent carry the bounds an action grammar needs
+    props = {t["function"]["name"]: t["function"]["parameters"]["properties"] for t in client.tools}
+    assert props["search_bm25"]["page"]["maximum"] == budget().max_page
+    assert props["read_passage"]["passage_id"]["maxLength"] == 2
+    assert props["propose"]["passage_ids"]["items"]["maxLength"] == 2
 
 
 def test_a_reply_cut_off_at_the_token_cap_is_reported_as_such(store):

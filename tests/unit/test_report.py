@@ -6,10 +6,13 @@ import json
 import re
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from irdata.doubting.assemble import DATA_FILES, STATS
 from irdata.report import doubting_report, eval44b_report
+from irdata.shard_files import AGENT_SCHEMA
 from synthetic_doubting import edge_cases
 from unit.test_doubting_package import build
 
@@ -32,14 +35,15 @@ def built(tmp_path_factory) -> Path:
 def outputs(folder: Path) -> dict:
     return {"summary": folder / "summary.html", "grades": folder / "grades.png", "wood": folder / "wood.png",
             "proposals": folder / "proposals.png", "failures": folder / "failures.html",
-            "audit": folder / "audit.html"}
+            "audit": folder / "audit.html", "agent": folder / "agent.html"}
 
 
-def run(built: Path, manifest: Path, folder: Path) -> dict:
+def run(built: Path, manifest: Path, folder: Path, agent_stats=None, agent_proposals=None) -> dict:
     a = built / "assembled"
     out = outputs(folder)
     doubting_report(a / STATS, manifest, a / DATA_FILES["judgments", "train"], a / DATA_FILES["train_queries", "train"],
-                    a / DATA_FILES["dev_queries", "dev"], out)
+                    a / DATA_FILES["dev_queries", "dev"], out, agent_stats=agent_stats or {},
+                    agent_proposals=agent_proposals or {})
     return out
 
 
@@ -80,6 +84,29 @@ def test_doubting_report_renders_failures_and_audit_when_recorded(built, tmp_pat
     assert "kappa, linear 0.412" in flat and "kappa, quadratic 0.588" in flat and "at grade >= 2 0.842" in flat
     assert "human 2 3 4 20 6" in flat and "pairs graded 120" in flat
     assert "src='data:image/png;base64," in audit
+
+
+def test_the_agent_table_sums_the_jobs_and_bins_proposals_by_rank_and_source(built, tmp_path):
+    stats = []
+    for i, (turns, paths, ends) in enumerate([(5, {"grammar": 5}, {"finished": 1, "turn_budget": 1}),
+                                              (3, {"grammar": 2, "none": 1}, {"protocol_errors": 1})]):
+        stats.append(tmp_path / f"s{i}.json")
+        stats[-1].write_text(json.dumps({"queries": 2 - i, "turns": turns, "complied_turns": turns - 1,
+                                         "protocol_errors": 1, "searches": 2, "reformulations": 1, "proposals": 4,
+                                         "cited_proposals": i, "echoed_ids": 0, "action_constraint": paths,
+                                         "episode_ends": ends}))
+    proposals = tmp_path / "agent.parquet"
+    pq.write_table(pa.table({"query_id": ["a"] * 4 + ["b"] * 70, "passage_id": [str(i) for i in range(74)],
+                             "agent_rank": [1, 2, 3, 7] + list(range(1, 71)),
+                             "cited": [False, True, False, False] + [False] * 70}, schema=AGENT_SCHEMA), proposals)
+    out = run(built, built / "pkg/MANIFEST.json", tmp_path / "a", {"train": stats, "dev": []},
+              {"train": [proposals], "dev": []})
+    flat = " ".join(text(out["agent"]).split())
+    assert "turns 8 0" in flat and "complied turns 6 0" in flat and "queries 3 0" in flat
+    assert "turns constrained as grammar 7 0" in flat and "turns constrained as none 1 0" in flat
+    assert "episodes ending as protocol_errors 1 0" in flat
+    # ranks 1, 2-5, 6-10, 11-60, 61+: query a's 1, 3, 7 and b's 70 agent proposals; a's rank 2 was cited
+    assert "train agent 2 5 6 50 10" in flat and "train cited 0 1 0 0 0" in flat and "dev agent 0 0 0 0 0" in flat
 
 
 def test_eval44b_report_ranks_arms(tmp_path):

@@ -2,7 +2,9 @@
 
 Doubting MS MARCO, from the assembled stats.json, the assembled parquet files and the package's
 MANIFEST.json: grade distributions (agent proposals vs official positives, per split), the WOOD
-histogram, proposals per query, failure counts per stage, the label audit (kappa, confusion matrix).
+histogram, proposals per query, failure counts per stage, the label audit (kappa, confusion matrix);
+from the agent_search jobs' stats and proposals, the agent's behaviour (turns, constraint paths,
+searches, reformulations, protocol errors, episode ends, proposals by rank and source).
 44b Eval, from results.jsonl: the arm table and a chart of it. Figures are PNG (matplotlib, Agg
 backend), tables small standalone HTML files, which the Snakemake report shows inline. A MANIFEST
 key that a build does not record yet (`failures`, `audit`) is rendered as "not available".
@@ -216,10 +218,68 @@ def summary_html(stats: dict, manifest: dict, wood: dict, proposals: dict) -> st
             + "<p>WOOD of train agent proposals:</p>" + html_table(["", "value"], wood_rows))
 
 
-def doubting_report(stats_json, manifest_json, judgments_train, train_queries, dev_queries, out: dict) -> dict:
+# Rank bins of the agent's proposals: the first, the next few, the tail the card's budgets reach.
+RANK_BINS = ((1, 1), (2, 5), (6, 10), (11, 60), (61, None))
+# Agent stats keys summed over a split's shards (irdata.annotate.agent.run_agent_search).
+AGENT_COUNTS = ("queries", "turns", "complied_turns", "protocol_errors", "searches", "reformulations",
+                "proposals", "cited_proposals", "echoed_ids")
+
+
+def agent_behaviour(stats_files: dict, proposal_files: dict) -> dict:
+    """Per split, from the agent_search jobs' stats and proposal shards: the counts of AGENT_COUNTS,
+    the turns per action constraint path, the episode ends, and proposals by rank bin and source."""
+    out = {}
+    for split in SPLITS:
+        counts = dict.fromkeys(AGENT_COUNTS, 0)
+        paths: dict[str, int] = {}
+        ends: dict[str, int] = {}
+        for path in stats_files.get(split, ()):
+            st = read_json(path)
+            for key in AGENT_COUNTS:
+                counts[key] += st.get(key, 0)
+            for into, key in ((paths, "action_constraint"), (ends, "episode_ends")):
+                for k, v in st.get(key, {}).items():
+                    into[k] = into.get(k, 0) + v
+        ranks = {"agent": [0] * len(RANK_BINS), "cited": [0] * len(RANK_BINS)}
+        for path in proposal_files.get(split, ()):
+            table = pq.read_table(path, columns=["agent_rank", "cited"])
+            rank = table.column("agent_rank").to_numpy(zero_copy_only=False)
+            cited = table.column("cited").to_numpy(zero_copy_only=False)
+            for i, (lo, hi) in enumerate(RANK_BINS):
+                inside = (rank >= lo) & (rank <= (hi or np.inf))
+                ranks["cited"][i] += int((inside & cited).sum())
+                ranks["agent"][i] += int((inside & ~cited).sum())
+        out[split] = {**counts, "action_constraint": dict(sorted(paths.items())),
+                      "episode_ends": dict(sorted(ends.items())), "proposals_by_rank": ranks}
+    return out
+
+
+def agent_html(behaviour: dict) -> str:
+    rows = [[key.replace("_", " "), *(behaviour[split][key] for split in SPLITS)] for key in AGENT_COUNTS]
+    keyed = []
+    for title, key in (("turns constrained as", "action_constraint"), ("episodes ending as", "episode_ends")):
+        for name in sorted({k for split in SPLITS for k in behaviour[split][key]}):
+            keyed.append([f"{title} {name}", *(behaviour[split][key].get(name, 0) for split in SPLITS)])
+    bins = [f"{lo}" if lo == hi else f"{lo}-{hi}" if hi else f"{lo}+" for lo, hi in RANK_BINS]
+    ranks = [[f"{split} {source}", *behaviour[split]["proposals_by_rank"][source]]
+             for split in SPLITS for source in ("agent", "cited")]
+    return ("<p>The search agent's episodes (one per query), summed over the agent_search jobs: model turns and "
+            "the turns whose reply was a tool call the agent could run (complied), searches the model asked "
+            "for (reformulations: a query other than the original), protocol errors, proposals (cited: ids a "
+            "reply broke the protocol to cite).</p>"
+            + html_table(["", *SPLITS], rows + keyed)
+            + "<p>Accepted proposals by rank in the agent's list, and by source:</p>"
+            + html_table(["split, source", *[f"rank {b}" for b in bins]], ranks))
+
+
+def doubting_report(stats_json, manifest_json, judgments_train, train_queries, dev_queries, out: dict, *,
+                    agent_stats: dict, agent_proposals: dict) -> dict:
     """Write out["grades"], out["wood"], out["proposals"] (PNG) and out["summary"], out["failures"],
-    out["audit"] (HTML); return what the tables hold."""
+    out["audit"], out["agent"] (HTML; the agent's from `agent_stats` and `agent_proposals`, each
+    {split: [shard files]}); return what the tables hold."""
     stats, manifest = read_json(stats_json), read_json(manifest_json)
+    behaviour = agent_behaviour(agent_stats, agent_proposals)
+    write_html(out["agent"], "Doubting MS MARCO: the search agent's behaviour", agent_html(behaviour))
     grades_figure(stats, out["grades"])
     wood = wood_figure(judgments_train, out["wood"])
     proposals = proposals_figure(train_queries, dev_queries, out["proposals"])
@@ -228,7 +288,7 @@ def doubting_report(stats_json, manifest_json, judgments_train, train_queries, d
     write_html(out["failures"], "Doubting MS MARCO: failures per stage", _failures_html(manifest))
     write_html(out["audit"], "Doubting MS MARCO: label audit against human judgments", audit_html(manifest))
     return {"wood": wood, "proposals": proposals, "audit": manifest.get("audit"),
-            "failures": manifest.get("failures")}
+            "failures": manifest.get("failures"), "agent": behaviour}
 
 
 # -- 44b Eval ------------------------------------------------------------------------------------

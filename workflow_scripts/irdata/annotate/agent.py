@@ -38,6 +38,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..atomic import write_jsonl_atomic, write_parquet_atomic
 from ..llm import LLMCallError
@@ -71,6 +72,22 @@ TOOLS = [
     _tool("finish", "End the search.", {}, []),
 ]
 SEARCH_TOOLS = ("search_bm25", "search_dense")
+
+
+def agent_tools(budget: AgentBudget, id_chars: int | None) -> list[dict]:
+    """TOOLS with the bounds the budget and the collection set: pages up to max_page, passage ids
+    up to the longest id (`id_chars`, None: unbounded). A constrained reply
+    (irdata.llm.tool_grammar) needs them; the model sees them in the tools' schemas."""
+    tools = json.loads(json.dumps(TOOLS))
+    for tool in tools:
+        props = tool["function"]["parameters"]["properties"]
+        if "page" in props:
+            props["page"]["maximum"] = budget.max_page
+        if id_chars is not None:
+            for spec in (props.get("passage_id"), (props.get("passage_ids") or {}).get("items")):
+                if spec is not None:
+                    spec["maxLength"] = id_chars
+    return tools
 
 
 AGENT_TASK = {"text": "prompts/agent_task.txt", "native": "prompts/agent_task_native.txt"}
@@ -124,8 +141,9 @@ class Episode:
 
 class SearchAgent:
     def __init__(self, client, searcher, passages, system, task, budget: AgentBudget, stage: str = "agent",
-                 max_in_flight: int = 64):
+                 max_in_flight: int = 64, id_chars: int | None = None):
         self.client = client
+        self.tools = agent_tools(budget, id_chars)
         self.searcher = searcher
         self.passages = passages
         self.system = system
@@ -255,7 +273,7 @@ class SearchAgent:
         for turn in range(self.budget.max_turns):
             self._fit_context(messages, summaries)
             try:
-                result = await self.client.chat(messages, tools=TOOLS, stage=self.stage,
+                result = await self.client.chat(messages, tools=self.tools, stage=self.stage,
                                                 max_tokens=self.budget.max_action_tokens,
                                                 tool_choice=self.budget.tool_choice)
             except LLMCallError as error:
@@ -263,8 +281,11 @@ class SearchAgent:
                 episode.end, episode.failure_kind = "llm_failure", error.kind
                 return episode
             finish = result.finish_reason
+            # how the action was constrained, and whether the reply is one the agent can run
+            complied = bool(result.tool_calls) and result.protocol_error is None and finish != "length"
             episode.record("model", turn=turn, text=result.text, finish_reason=finish,
-                           tool_calls=[{"name": c.name, "arguments": c.arguments} for c in result.tool_calls])
+                           tool_calls=[{"name": c.name, "arguments": c.arguments} for c in result.tool_calls],
+                           constraint=result.constraint, complied=complied)
             if not result.tool_calls:
                 if await self._protocol_error(episode, result, finish, shown, messages, turn):
                     return episode
@@ -326,6 +347,19 @@ class SearchAgent:
             self._search_thread.shutdown(wait=False)
 
 
+def agent_behaviour(episodes: list[Episode]) -> dict:
+    """Model turns, how their actions were constrained (tool_grammar.TOOL_PATHS) and how many the
+    agent could run, and the searches the model asked for (the harness's first one excluded)."""
+    turns = [ev for e in episodes for ev in e.trace if ev["event"] == "model"]
+    searches = [ev for e in episodes for ev in e.trace if ev["event"] == "search" and ev["tool"] != "hybrid"]
+    paths: dict[str, int] = {}
+    for ev in turns:
+        paths[str(ev["constraint"])] = paths.get(str(ev["constraint"]), 0) + 1
+    return {"turns": len(turns), "complied_turns": sum(ev["complied"] for ev in turns),
+            "action_constraint": dict(sorted(paths.items())), "searches": len(searches),
+            "reformulations": sum(ev["reformulation"] for ev in searches)}
+
+
 def episode_failures(episodes: list[Episode]) -> Failures:
     """An episode fails when a call failed (its kind) or when it ended by breaking the tool protocol
     (`protocol`; what it proposed before, cited ids included, is kept). `protocol` is not retried by a
@@ -345,12 +379,14 @@ def run_agent_search(shard, queries_path, collection_path, searcher, prompts: di
     queries = TextStore.queries(queries_path)
     passages = PassageStore(collection_path)
     todo = [(qid, queries[qid]) for qid in read_id_list(shard)]
+    id_chars = pc.max(pc.utf8_length(passages.ids)).as_py() if len(passages) else None
     # the shard's queries encoded in one batch, in shard order (the same vectors on every run)
     searcher.prepare([text for _, text in todo])
 
     async def episodes_of(client):
         agent = SearchAgent(client, searcher, passages, prompts["system"], prompts["task"],
-                            AgentBudget(**settings["budget"]), max_in_flight=job.settings.max_in_flight)
+                            AgentBudget(**settings["budget"]), max_in_flight=job.settings.max_in_flight,
+                            id_chars=id_chars)
         return await agent.run_many(todo)
 
     episodes, client = run_with_client(job, episodes_of)
@@ -370,6 +406,7 @@ def run_agent_search(shard, queries_path, collection_path, searcher, prompts: di
                "echoed_ids": sum(len(ev["passage_ids"]) for e in episodes for ev in e.trace
                                  if ev["event"] == "echoed_ids"),
                "protocol_errors": sum(e.protocol_errors for e in episodes),
+               **agent_behaviour(episodes),
                "episode_ends": dict(sorted(ends.items()))}
     finish_job(job, out_stats, "agent_search", client, failures, **summary)
     return summary

@@ -12,7 +12,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from ..grade_scale import CHOICES
-from . import actions
+from . import actions, tool_grammar
 from .grading import GRADE_REASK, parse_grade
 from .journal import Journal
 from .results import ChatResult, GradeResult, LLMCallError, RequestFailed, Stats
@@ -161,12 +161,18 @@ class LLMClient:
         """One chat turn. With tools, replies may carry tool calls (native or text protocol, per
         llm.tool_protocol), all of them; `tool_choice` (native only) is sent as given ("auto",
         "required", or {"type": "function", "function": {"name": ...}}: what llama-cpp-python
-        needs to return any tool call, see openai_backend.py)."""
+        needs to return any tool call, see openai_backend.py). A text-protocol reply is held to
+        one valid action as llm.tool_constraint says (irdata.llm.tool_grammar); ChatResult.constraint
+        names the path taken."""
         s = self._stage(stage)[0]
         request = {"max_tokens": max_tokens or s.max_tokens}
         text_protocol = bool(tools) and s.tool_protocol == "text"
+        constraint = (tool_grammar.constraint_path(s.tool_constraint, s.backend, s.tool_protocol, tool_choice)
+                      if tools else None)
         if text_protocol:
             messages = actions.to_text_protocol(messages, tools)
+            if constraint != "none":
+                request["action_schema"] = tool_grammar.action_schema(tools, request["max_tokens"])
         else:
             messages = actions.native_messages(messages)
             if tools:
@@ -179,7 +185,7 @@ class LLMClient:
         else:
             text = value["text"]
             calls, error = actions.parse_native(value["tool_calls"])
-        return ChatResult(text, calls, value, error, value.get("finish_reason"))
+        return ChatResult(text, calls, value, error, value.get("finish_reason"), constraint)
 
     async def grade(self, messages, choices=CHOICES, stage: str | None = None) -> GradeResult:
         """A grade among `choices`, constrained as llm.grade_constraint and the server allow

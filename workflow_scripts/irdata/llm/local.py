@@ -25,6 +25,7 @@ from .grading import choice_distribution
 from .loglikelihood import continuation_start
 from .results import RequestFailed
 from .settings import LLMSettings
+from .tool_grammar import ActionMatcher
 
 log = logging.getLogger(__name__)
 
@@ -113,6 +114,24 @@ def prompt_ids(tok, messages) -> list[int]:
     return ids + tok(text[at:], add_special_tokens=False)["input_ids"]
 
 
+class _ActionMask:
+    """A logits processor for `generate`: feeds each new token to the llguidance matcher and
+    leaves only the tokens the action grammar allows next (EOS alone once the action is complete)."""
+
+    def __init__(self, matcher, prompt_len: int, torch):
+        self.matcher, self.prompt_len, self.torch = matcher, prompt_len, torch
+
+    def __call__(self, input_ids, scores):
+        torch = self.torch
+        if input_ids.shape[1] > self.prompt_len and not self.matcher.consume_token(int(input_ids[0, -1])):
+            raise RequestFailed(f"the action grammar refused a token it allowed: {self.matcher.get_error()}",
+                                "unsupported_model")
+        allowed = torch.frombuffer(bytearray(self.matcher.compute_logit_bias()), dtype=torch.uint8)
+        banned = torch.ones(scores.shape[-1], dtype=torch.bool)  # logits past the tokenizer's vocabulary too
+        banned[:allowed.numel()] = allowed == 0
+        return scores.masked_fill(banned, float("-inf"))
+
+
 class _Model:
     def __init__(self, folder: Path, threads: int):
         import torch
@@ -123,6 +142,7 @@ class _Model:
         self.tok = AutoTokenizer.from_pretrained(folder)
         self.model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32).eval()
         self.lock = threading.Lock()
+        self.actions: ActionMatcher | None = None  # the action grammar's tokenizer bridge, made on first use
         # What the tokenizer puts before a text by default: its BOS where it adds one.
         plain = self.tok("a", add_special_tokens=False)["input_ids"]
         full = self.tok("a")["input_ids"]
@@ -134,7 +154,8 @@ class _Model:
                                 "grade calls need an instruct model with one", "unsupported_model")
         return self.torch.tensor([prompt_ids(self.tok, messages)])
 
-    def chat(self, messages, max_tokens: int, temperature: float, seed: int) -> dict:
+    def chat(self, messages, max_tokens: int, temperature: float, seed: int, action_schema: dict | None = None) -> dict:
+        """A reply; with `action_schema` (irdata.llm.tool_grammar) every token is one the action grammar allows."""
         torch = self.torch
         with self.lock, torch.inference_mode():
             ids = self._prompt_ids(messages)
@@ -142,6 +163,10 @@ class _Model:
             if temperature > 0:
                 torch.manual_seed(seed)  # per call, so a reply does not depend on call order
                 kwargs = {"do_sample": True, "temperature": temperature}
+            if action_schema is not None:
+                if self.actions is None:
+                    self.actions = ActionMatcher(self.tok)
+                kwargs["logits_processor"] = [_ActionMask(self.actions.matcher(action_schema), ids.shape[1], torch)]
             out = self.model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=max_tokens,
                                       pad_token_id=self.tok.eos_token_id, top_p=None, top_k=None, **kwargs)
             new = out[0, ids.shape[1]:]
@@ -223,7 +248,7 @@ class LocalBackend:
     def _run(self, op: str, request: dict, messages) -> dict:
         m, s = self.m, self.s
         if op == "chat":
-            return m.chat(messages, request["max_tokens"], s.temperature, s.seed)
+            return m.chat(messages, request["max_tokens"], s.temperature, s.seed, request.get("action_schema"))
         if op == "grade":
             if s.grade_constraint == "none":  # free reply, read by the grade grammar
                 out = m.chat(messages, s.grade_max_tokens, s.temperature, s.seed)

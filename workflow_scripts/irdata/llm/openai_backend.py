@@ -119,6 +119,11 @@ class OpenAIBackend:
 
     def _chat(self, request: dict, messages, encoded):
         request_json, messages_json = encoded or (encode_json(request), encode_json(messages))
+        if "action_schema" in request:  # llm.tool_constraint grammar: sent as the server's structured outputs
+            request = {**request, "response_format": {"type": "json_schema", "json_schema": {
+                "name": "action", "strict": True, "schema": request["action_schema"]}}}
+            del request["action_schema"]
+            request_json = encode_json(request)
         # The body's fields as text: the decoding fields, encoded once, then the request's.
         fields_json = f"{{{self._decoding_json},{request_json[1:]}"
         return self.pool.post("chat", {**self._decoding, **request}, messages, finish=_chat_value,

@@ -38,6 +38,8 @@ class ChatResult:
     # The server's reason the reply ended: "stop", "tool_calls", or "length" when it was cut at
     # max_tokens (an action cut there is a cut-off action, not a reply that called no tool).
     finish_reason: str | None = None
+    # With tools: how the reply was held to a valid action (a tool_grammar.TOOL_PATHS entry).
+    constraint: str | None = None
 
 
 @dataclass(slots=True)

@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 SCHEMA_PATH = Path(__file__).resolve().parents[3] / "schemas" / "llm.schema.yaml"
 
 ANSWER_SETTINGS = ("backend", "model", "gguf", "seed", "temperature", "max_tokens", "tool_protocol",
-                   "grade_retries", "grade_constraint", "grade_max_tokens", "loglikelihood_api",
+                   "tool_constraint", "grade_retries", "grade_constraint", "grade_max_tokens", "loglikelihood_api",
                    "loglikelihood_bos", "loglikelihood_bos_text", "extra_body")
 CONNECTION_SETTINGS = ("base_urls", "transport", "api_key_env", "max_in_flight", "timeout_s", "max_retries",
                        "backoff_s", "backoff_max_s", "breaker_failures", "breaker_cooldown_s", "outage_limit_s",
@@ -63,6 +63,7 @@ class LLMSettings:
     temperature: float
     max_tokens: int
     tool_protocol: str
+    tool_constraint: str
     grade_retries: int
     grade_constraint: str
     grade_max_tokens: int
