@@ -4,7 +4,8 @@ It runs after the last LLM job and before the release is staged. Over a stage's 
 of its units that failed: agent episodes, graded pairs, answered queries, WOOD proposals) the build
 stops here, naming the stage, the counts, the commonest kinds and what to do; nothing is staged,
 published or frozen. `accept_llm_failures` publishes anyway, with every failure counted in
-MANIFEST.json and the card. failures.json is what MANIFEST.json's `failures` holds.
+MANIFEST.json and the card. failures.json is what MANIFEST.json's `failures` holds, and its
+`tokens` the LLM tokens each stage's jobs spent (collect_tokens).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from ..atomic import write_json_atomic
 from ..errors import InputError
+from ..llm.results import TOKEN_FIELDS, add_tokens
 from ..stage import Stage, canonical
 
 # the LLM rules, in pipeline order, and the config key of each limit
@@ -60,6 +62,28 @@ def collect_failures(stats_files: dict[str, list[str]]) -> dict:
     return out
 
 
+def _read_tokens(path) -> dict:
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))["llm"]["tokens"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise InputError(path, f"not a stats file of an LLM job with token counts (field llm.tokens: {exc}); "
+                               "rerun the job that writes it", field="llm.tokens") from exc
+
+
+def collect_tokens(stats_files: dict[str, list[str]]) -> dict:
+    """{stage: {TOKEN_FIELDS summed over the stage's jobs, by_op: {op: TOKEN_FIELDS}}}: the tokens the
+    calls of each job's last run spent (journal hits spend none; cached: as the servers reported)."""
+    out = {}
+    for stage in STAGES:
+        total, by_op = dict.fromkeys(TOKEN_FIELDS, 0), {}
+        for path in stats_files.get(stage, []):
+            for op, counts in _read_tokens(path).items():
+                add_tokens(total, counts)
+                add_tokens(by_op.setdefault(op, dict.fromkeys(TOKEN_FIELDS, 0)), counts)
+        out[stage] = {**total, "by_op": dict(sorted(by_op.items()))}
+    return out
+
+
 def over_limit(failures: dict, limits: dict) -> list[str]:
     """One line per stage whose failed fraction exceeds its limit."""
     lines = []
@@ -77,7 +101,7 @@ def run_gate(stats_files: dict[str, list[str]], settings: dict, out_path) -> dic
     failures = collect_failures(stats_files)
     problems = over_limit(failures, settings["limits"])
     record = {"stages": failures, "limits": settings["limits"], "over_limit": problems,
-              "accepted": bool(problems) and settings["accept"]}
+              "accepted": bool(problems) and settings["accept"], "tokens": collect_tokens(stats_files)}
     if problems and not settings["accept"]:
         raise ReleaseGateError(
             "release gate: too many LLM failures, nothing is published:\n  " + "\n  ".join(problems) + "\n"

@@ -90,33 +90,33 @@ class OpenAIBackend:
             log.warning(msg, *args)
 
     # -- operations ------------------------------------------------------------------------
-    def execute(self, op: str, request: dict, messages=None, encoded=None):
+    def execute(self, op: str, request: dict, messages=None, encoded=None, route=None):
         # Returns an awaitable rather than awaiting it: one frame less for every resume of every
         # request (see URLPool._retrying).
         if op == "chat":
-            return self._chat(request, messages, encoded)
+            return self._chat(request, messages, encoded, route)
         if op == "grade":
-            return self._grade(request, messages, encoded)
-        return self._loglikelihood(request)
+            return self._grade(request, messages, encoded, route)
+        return self._loglikelihood(request, route)
 
-    def _chat(self, request: dict, messages, encoded):
+    def _chat(self, request: dict, messages, encoded, route=None):
         request_json, messages_json = encoded or (encode_json(request), encode_json(messages))
         # The body's fields as text: the decoding fields, encoded once, then the request's.
         fields_json = f"{{{self._decoding_json},{request_json[1:]}"
         return self.pool.post("chat", {**self._decoding, **request}, messages, finish=_chat_value,
-                              fields_json=fields_json, messages_json=messages_json)
+                              fields_json=fields_json, messages_json=messages_json, route=route)
 
-    def _grade(self, request: dict, messages, encoded):
+    def _grade(self, request: dict, messages, encoded, route=None):
         choices = tuple(request["choices"])
         once = self.probes.constraint(choices)
         messages_json = encoded[1] if encoded else encode_json(messages)
         if once.done:
-            return self._constrained_grade(choices, messages, messages_json)
-        return self._first_grade(once, choices, messages, messages_json)
+            return self._constrained_grade(choices, messages, messages_json, route)
+        return self._first_grade(once, choices, messages, messages_json, route)
 
-    async def _first_grade(self, once, choices, messages, messages_json):
+    async def _first_grade(self, once, choices, messages, messages_json, route):
         await once.get()
-        return await self._constrained_grade(choices, messages, messages_json)
+        return await self._constrained_grade(choices, messages, messages_json, route)
 
     def _grade_fields(self, choices: tuple) -> tuple[str, dict, str]:
         """(path, fields, fields as JSON) of the grades with these choices, memoized: they are
@@ -135,10 +135,10 @@ class OpenAIBackend:
             hit = self._grade_payloads[choices] = (path, fields, encode_json(fields))
         return hit
 
-    def _constrained_grade(self, choices: tuple, messages, messages_json):
+    def _constrained_grade(self, choices: tuple, messages, messages_json, route=None):
         path, fields, fields_json = self._grade_fields(choices)
         return self.pool.post("chat", fields, messages, finish=lambda data: self._grade_value(data, path, choices),
-                              fields_json=fields_json, messages_json=messages_json)
+                              fields_json=fields_json, messages_json=messages_json, route=route)
 
     def _grade_value(self, data: dict, path: str, choices: tuple) -> dict:
         choice = data["choices"][0]
@@ -149,22 +149,25 @@ class OpenAIBackend:
             path = "parsed"
         logprobs = _first_token_logprobs(choice) if path != "parsed" else None
         return {"reply": reply, "path": path,
-                "choice_logprobs": choice_distribution(logprobs, choices) if logprobs else None}
+                "choice_logprobs": choice_distribution(logprobs, choices) if logprobs else None,
+                "usage": usage(data)}
 
-    async def _loglikelihood(self, request: dict) -> dict:
+    async def _loglikelihood(self, request: dict, route=None) -> dict:
         problem = await self._echo_check.get()
         if problem is not None:
             raise problem
-        return {"logprobs": await self._score(request["context"], request["continuation"])}
+        values, spent = await self._score(request["context"], request["continuation"], route)
+        return {"logprobs": values, "usage": spent}
 
-    async def _score(self, context: str, continuation: str) -> list[float]:
+    async def _score(self, context: str, continuation: str, route=None) -> tuple[list[float], tuple | None]:
+        """The continuation's log-probabilities, and the request's usage."""
         prefix, extra, bos_in_prompt = await self.probes.bos.get()
         sent = prefix + context + continuation
         payload = {**self._decoding, "prompt": sent, "max_tokens": 1, **extra}
         if self.s.loglikelihood_api == "prompt_logprobs":
             # vLLM: with 0 it returns each prompt token's own entry only (the first one null).
             payload["prompt_logprobs"] = 0
-            data = await self.pool.post("completions", payload)
+            data = await self.pool.post("completions", payload, route=route)
             entries = data["choices"][0].get("prompt_logprobs")
             if not entries:
                 raise RequestFailed("server ignored prompt_logprobs (only vLLM supports it): "
@@ -185,7 +188,7 @@ class OpenAIBackend:
             echoed, generated = None, 0
         else:
             payload.update(echo=True, logprobs=1)
-            data = await self.pool.post("completions", payload)
+            data = await self.pool.post("completions", payload, route=route)
             lp = data["choices"][0].get("logprobs") or {}
             tokens, values = lp.get("tokens"), lp.get("token_logprobs")
             if not tokens or values is None or len(tokens) != len(values):
@@ -195,7 +198,7 @@ class OpenAIBackend:
             generated = (data.get("usage") or {}).get("completion_tokens", 1)
         return align_echo(tokens, values, sent=sent, context=context, continuation=continuation,
                           echoed_text=echoed, prompt_tokens=(data.get("usage") or {}).get("prompt_tokens"),
-                          completion_tokens=generated, bos_in_prompt=bos_in_prompt)
+                          completion_tokens=generated, bos_in_prompt=bos_in_prompt), usage(data)
 
     # -- what the server can do, learnt once per job ----------------------------------------
     async def _verify_echo(self) -> RequestFailed | None:
@@ -210,7 +213,7 @@ class OpenAIBackend:
             if len(toks) != 1 or not vals or vals[0] is None or not toks[0].strip():
                 continue
             try:
-                got = await self._score(ctx, toks[0])
+                got, _ = await self._score(ctx, toks[0])
             except RequestFailed as e:
                 if e.kind in ("misaligned", "unsupported_model"):
                     return e
@@ -263,8 +266,18 @@ def _first_token_logprobs(choice: dict) -> dict[str, float] | None:
     return out
 
 
+def usage(data: dict) -> tuple[int, int, int] | None:
+    """(prompt, completion, cached prompt) tokens of an answer's `usage`, None when it has none.
+    Cached: vLLM's prompt_tokens_details.cached_tokens (prefix caching), 0 where not reported."""
+    u = data.get("usage")
+    if not isinstance(u, dict) or "prompt_tokens" not in u:
+        return None
+    cached = (u.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
+    return int(u["prompt_tokens"] or 0), int(u.get("completion_tokens") or 0), int(cached)
+
+
 def _chat_value(data: dict) -> dict:
     choice = data["choices"][0]
     msg = choice.get("message") or {}
     return {"text": msg.get("content") or "", "tool_calls": msg.get("tool_calls") or [],
-            "finish_reason": choice.get("finish_reason")}
+            "finish_reason": choice.get("finish_reason"), "usage": usage(data)}

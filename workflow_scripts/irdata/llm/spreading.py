@@ -10,12 +10,20 @@ jitter (a server's Retry-After wins when longer). When every URL is open, reques
 first to reopen; waiting spends no attempt. 429 is load, not ill health: it is retried but does
 not count towards the breaker.
 
+A call with a routing key (its query id) goes to the URL the key hashes to (rendezvous hashing:
+the highest hash of URL and key among the healthy URLs), so the calls of one query, made by
+different jobs at different times, meet the prefix cache of one server (vLLM's automatic prefix
+caching is per server); when that URL is open, or has ROUTE_SLACK more calls in flight than the
+least busy one, the call goes to the least busy healthy URL instead. Routing changes which server
+answers, never the answer.
+
 Retries are logged at INFO with their reason, aggregated: at most one line a minute per client.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import random
 import time
@@ -27,6 +35,13 @@ from .transports import TransientError
 log = logging.getLogger(__name__)
 
 RETRY_LOG_INTERVAL_S = 60.0
+# How many more calls in flight than the least busy URL a routed call's own URL may have before the
+# call goes to the least busy one: the bound on the imbalance that routing for the cache may cause.
+ROUTE_SLACK = 8
+
+
+def _rendezvous(url: str, route: str) -> int:
+    return int.from_bytes(hashlib.blake2b(f"{url}\0{route}".encode(), digest_size=8).digest(), "big")
 
 
 class RetryLog:
@@ -78,8 +93,9 @@ class URLPool:
         self._next = 0
 
     # -- health ------------------------------------------------------------------------------
-    def pick(self, avoid: int | None = None) -> int | None:
-        """The URL for the next attempt, or None when every URL is open (or being probed)."""
+    def pick(self, avoid: int | None = None, route: str | None = None) -> int | None:
+        """The URL for the next attempt, or None when every URL is open (or being probed);
+        `route`: the call's routing key (see the module doc)."""
         n = len(self.urls)
         if n == 1 and not self.health[0].open_until:  # the common case, on every call
             return 0
@@ -96,6 +112,10 @@ class URLPool:
             start = self._next
             self._next = (self._next + 1) % n
             i = min(eligible, key=lambda j: (self.health[j].in_flight, (j - start) % n))
+            if route is not None:
+                hashed = max(eligible, key=lambda j: _rendezvous(self.urls[j], route))
+                if self.health[hashed].in_flight <= self.health[i].in_flight + ROUTE_SLACK:
+                    i = hashed
         h = self.health[i]
         if h.open_until:
             h.probing = True  # half-open: this request is the probe
@@ -128,7 +148,7 @@ class URLPool:
         h.probing = False
 
     # -- requests ----------------------------------------------------------------------------
-    async def _retrying(self, attempt, *args, finish=None):
+    async def _retrying(self, attempt, *args, finish=None, route=None):
         """`await attempt(base URL, *args)` on the healthiest URL until it raises no
         TransientError, at most 1 + llm.max_retries times; finish(result) when given.
 
@@ -138,7 +158,7 @@ class URLPool:
         attempt_no = 0
         last = None
         while True:
-            i = self.pick(avoid=last)
+            i = self.pick(avoid=last, route=route)
             if i is None:
                 await asyncio.sleep(self._wait_s())
                 continue
@@ -171,11 +191,12 @@ class URLPool:
             return result if finish is None else finish(result)
 
     def post(self, kind: str, fields: dict, messages=None, finish=None, fields_json: str | None = None,
-             messages_json: str | None = None):
+             messages_json: str | None = None, route: str | None = None):
         """POST a /v1 request (`chat` or `completions`), retried on the healthiest URLs; an
         awaitable of the decoded answer, or of finish(answer). The JSON texts, when given, are
-        the fields and messages already encoded (transports.py)."""
-        return self._retrying(self.transport.post, kind, fields, messages, fields_json, messages_json, finish=finish)
+        the fields and messages already encoded (transports.py); `route`: see pick."""
+        return self._retrying(self.transport.post, kind, fields, messages, fields_json, messages_json, finish=finish,
+                              route=route)
 
     async def _raw(self, base_url: str, path: str, payload: dict) -> tuple[int, bytes]:
         status, body = await self.transport.post_raw(base_url, path, payload)
