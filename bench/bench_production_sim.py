@@ -6,10 +6,18 @@ then extrapolated to the full build, stage by stage. This is the number a cluste
 
     .venv/bin/python bench/bench_production_sim.py                 # 1/100: 88k passages, 5k train, 70 dev queries
     .venv/bin/python bench/bench_production_sim.py --scale 0.002   # a quick look
+    .venv/bin/python bench/bench_production_sim.py --servers 8 --routing least_busy   # the cache's baseline
 
 Extrapolation: every stage's work grows with the passages (validation, BM25, encoding) or with the queries
 (the LLM stages, assembly), so its CPU is multiplied by 1/scale; the dense index is the exception (a flat
 index below retrieval.dense.hnsw_threshold here, an HNSW-SQ8 build at full size: see bench_dense.py).
+
+Tokens: each server counts them as vLLM does, with the demo model's tokenizer (SmolLM2's; a 35B model's
+differs by some percent) and a prefix cache of --cache-blocks blocks of --block-size tokens per server;
+the build's llm.base_urls are all --servers servers and llm.routing is --routing. The JSON's `tokens`
+are the release gate's sums per stage (calls made, prompt, completion and cached prompt tokens), with
+tokens per 1,000 of the stage's units; GPU-hours at --prefill-tps and --decode-tps (tokens/s of one
+server) are (prompt - cached) / prefill + completion / decode, extrapolated to the full build.
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "workflow_scripts"))
 
 from synthetic import MSMARCO, synthetic_queries, synthetic_table, write_tsv  # noqa: E402
 
@@ -65,11 +74,15 @@ def write_inputs(root: Path, passages: int, train: int, dev: int, seed: int = 0)
         json.dumps({"query_id": str(start + i + 1), "answers": [f"answer {i}"]}) + "\n" for i in range(n)))
 
 
-def overlay(server: ModelServer, train_shards: int) -> dict:
+TOKEN_KEYS = ("calls", "prompt_tokens", "completion_tokens", "cached_prompt_tokens")
+
+
+def overlay(servers: list[ModelServer], train_shards: int, routing: str) -> dict:
     return {
         "doubting": {"shards": {"train": train_shards, "dev": 1}, "audit": {"qrels": None, "queries": None},
                      "release_ledger": "work/release-ledger.json"},
-        "llm": {"base_urls": [server.url], "journal_dir": "cache/llm_journal", "max_in_flight": 64},
+        "llm": {"base_urls": [s.url for s in servers], "journal_dir": "cache/llm_journal", "max_in_flight": 64,
+                "routing": routing},
         "retrieval": {"dense": {"device": None, "batch_size": 64}},
     }
 
@@ -89,11 +102,40 @@ def stage_costs(root: Path) -> dict:
     return dict(costs)
 
 
+def token_table(gate: dict, factor: float, prefill_tps: float | None, decode_tps: float | None) -> tuple:
+    """(tokens per stage, their total) from the release gate's record (work/doubting/failures.json)."""
+    stages, total = {}, dict.fromkeys(TOKEN_KEYS, 0)
+    for stage, t in gate["tokens"].items():
+        units = gate["stages"][stage]["total"]
+        row = {k: t[k] for k in TOKEN_KEYS}
+        for k in TOKEN_KEYS:
+            total[k] += t[k]
+        row["units"], row["unit"] = units, gate["stages"][stage]["units"]
+        row["per_1000_units"] = {k: round(t[k] * 1000 / units) for k in TOKEN_KEYS[1:]} if units else None
+        stages[stage] = row
+    for row in (*stages.values(), total):
+        prompt = row["prompt_tokens"]
+        row["cached_share"] = round(row["cached_prompt_tokens"] / prompt, 3) if prompt else 0.0
+        row["uncached_prompt_tokens"] = row["prompt_tokens"] - row["cached_prompt_tokens"]
+        if prefill_tps and decode_tps:
+            row["full_gpu_h"] = round((row["uncached_prompt_tokens"] / prefill_tps
+                                       + row["completion_tokens"] / decode_tps) * factor / 3600, 1)
+    return stages, total
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=float, default=0.01)
     parser.add_argument("--dir", type=Path, default=None, help="work folder (default: a temporary one)")
     parser.add_argument("--cores", type=int, default=2)
+    parser.add_argument("--servers", type=int, default=1, help="model servers, all in llm.base_urls")
+    parser.add_argument("--routing", choices=("query", "least_busy"), default="query", help="llm.routing")
+    parser.add_argument("--cache-blocks", type=int, default=32_768,
+                        help="prefix cache per server, in blocks (0: none); 32,768 x 16 tokens ~ a 35B model's "
+                             "KV cache on one 80 GB GPU")
+    parser.add_argument("--block-size", type=int, default=16)
+    parser.add_argument("--prefill-tps", type=float, default=None, help="prompt tokens/s of one server")
+    parser.add_argument("--decode-tps", type=float, default=None, help="generated tokens/s of one server")
     args = parser.parse_args()
     passages, train = round(MSMARCO * args.scale), round(TRAIN_QUERIES * args.scale)
     dev = max(10, round(DEV_QUERIES * args.scale))
@@ -101,21 +143,25 @@ def main() -> None:
     base = args.dir or Path(tempfile.mkdtemp(prefix="irdata-sim."))
     root = copy_repo(base / "wf")
     write_inputs(root, passages, train, dev)
-    server = ModelServer(agent_policy="deep")
+    servers = [ModelServer(agent_policy="deep", prefix_cache_blocks=args.cache_blocks, block_size=args.block_size)
+               for _ in range(args.servers)]
     try:
-        (root / "sim.yaml").write_text(yaml.safe_dump(overlay(server, shards)))
+        (root / "sim.yaml").write_text(yaml.safe_dump(overlay(servers, shards, args.routing)))
         start = time.perf_counter()
         proc = subprocess.run([sys.executable, "-m", "snakemake", "doubting", "--profile", "profiles/local",
                                "--cores", str(args.cores), "--configfile", "config.yaml", "config/production.yaml",
                                "sim.yaml"], cwd=root, capture_output=True, text=True)
         wall = time.perf_counter() - start
     finally:
-        server.close()
+        for server in servers:
+            server.close()
     if proc.returncode != 0:
         sys.exit(f"the simulated build failed (see {root}/logs):\n{proc.stderr[-3000:]}")
     manifest = json.loads((root / "results/doubting-ms-marco/MANIFEST.json").read_text())
     costs = stage_costs(root)
     factor_passages, factor_queries = MSMARCO / passages, TRAIN_QUERIES / train
+    tokens, tokens_total = token_table(json.loads((root / "work/doubting/failures.json").read_text()),
+                                       factor_queries, args.prefill_tps, args.decode_tps)
     table = []
     for rule, c in sorted(costs.items(), key=lambda kv: -kv[1]["cpu_s"]):
         factor = factor_passages if rule in BY_PASSAGES else factor_queries
@@ -124,8 +170,11 @@ def main() -> None:
     print(json.dumps({"scale": args.scale, "passages": passages, "train_queries": train, "dev_queries": dev,
                       "train_shards": shards, "wall_s": round(wall, 1), "rows": manifest["rows"],
                       "max_agent_rank": {s: manifest["counts"][s]["max_agent_rank"] for s in ("train", "dev")},
-                      "llm_calls_served": len(server.log), "stages": table,
-                      "full_cpu_h_total": round(sum(r["full_cpu_h"] for r in table), 1)}, indent=1))
+                      "llm_calls_served": sum(len(s.log) for s in servers),
+                      "calls_per_server": [len(s.log) for s in servers], "servers": args.servers,
+                      "routing": args.routing, "cache_blocks": args.cache_blocks, "block_size": args.block_size,
+                      "stages": table, "full_cpu_h_total": round(sum(r["full_cpu_h"] for r in table), 1),
+                      "tokens": tokens, "tokens_total": tokens_total}, indent=1))
     print(f"work folder: {root}", file=sys.stderr)
 
 

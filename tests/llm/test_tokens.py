@@ -10,7 +10,6 @@ import time
 
 import pytest
 from llm_testlib import fake_settings, run
-from model_server import ModelServer, PrefixCache
 
 from irdata.doubting.gate import collect_tokens
 from irdata.doubting.manifest import llm_tokens
@@ -19,6 +18,7 @@ from irdata.llm import Stats, load_settings, make_client
 from irdata.llm.openai_backend import usage
 from irdata.llm.spreading import ROUTE_SLACK, RetryLog, URLPool
 from irdata.report import tokens_html
+from model_server import ModelServer, PrefixCache
 
 GRADE = [{"role": "user", "content": "Rate how well a passage answers a query. <query>cats</query>"}]
 ANSWER = [{"role": "user", "content": "Write an answer: cats are small felines"}]

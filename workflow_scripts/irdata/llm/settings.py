@@ -27,7 +27,7 @@ ANSWER_SETTINGS = ("backend", "model", "gguf", "seed", "temperature", "max_token
                    "grade_retries", "grade_constraint", "grade_max_tokens", "loglikelihood_api",
                    "loglikelihood_bos", "loglikelihood_bos_text", "extra_body")
 CONNECTION_SETTINGS = ("base_urls", "transport", "api_key_env", "max_in_flight", "timeout_s", "max_retries",
-                       "backoff_s", "backoff_max_s", "breaker_failures", "breaker_cooldown_s", "threads",
+                       "backoff_s", "backoff_max_s", "breaker_failures", "breaker_cooldown_s", "routing", "threads",
                        "weights_cache_dir", "journal_dir")
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -57,6 +57,7 @@ class LLMSettings:
     backoff_max_s: float
     breaker_failures: int
     breaker_cooldown_s: float
+    routing: str
     threads: int
     seed: int
     temperature: float

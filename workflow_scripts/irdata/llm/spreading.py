@@ -90,6 +90,7 @@ class URLPool:
         self.retry_log = retry_log
         self.urls = [u.rstrip("/") for u in settings.base_urls]
         self.health = [_Health() for _ in self.urls]
+        self.route_by_query = settings.routing == "query"
         self._next = 0
 
     # -- health ------------------------------------------------------------------------------
@@ -112,7 +113,7 @@ class URLPool:
             start = self._next
             self._next = (self._next + 1) % n
             i = min(eligible, key=lambda j: (self.health[j].in_flight, (j - start) % n))
-            if route is not None:
+            if route is not None and self.route_by_query:
                 hashed = max(eligible, key=lambda j: _rendezvous(self.urls[j], route))
                 if self.health[hashed].in_flight <= self.health[i].in_flight + ROUTE_SLACK:
                     i = hashed
