@@ -240,7 +240,9 @@ class OpenAIBackend:
     def identity(self) -> dict:
         if self._server_info is None:
             self._server_info = server_identity(self.s)
-        ident = {**self.s.answer_settings(), "base_urls": list(self.s.base_urls), "transport": self.pool.transport.name,
+        # no base URLs: they change no answer and rerun nothing, so a release recording them would
+        # differ by where it was built (and keep stale ones after a move to other servers)
+        ident = {**self.s.answer_settings(), "transport": self.pool.transport.name,
                  "server": self._server_info,
                  "loglikelihood_method": f"/v1/completions {self.s.loglikelihood_api}, max_tokens=1, BOS "
                                          f"{self.s.loglikelihood_bos}; continuation found by the echoed tokens' "
