@@ -6,7 +6,7 @@ then extrapolated to the full build, stage by stage. This is the number a cluste
 
     .venv/bin/python bench/bench_production_sim.py                 # 1/100: 88k passages, 5k train, 70 dev queries
     .venv/bin/python bench/bench_production_sim.py --scale 0.002   # a quick look
-    .venv/bin/python bench/bench_production_sim.py --servers 8 --routing least_busy   # the cache's baseline
+    .venv/bin/python bench/bench_production_sim.py --servers 8 --baseline   # routing against least-busy
 
 Extrapolation: every stage's work grows with the passages (validation, BM25, encoding) or with the queries
 (the LLM stages, assembly), so its CPU is multiplied by 1/scale; the dense index is the exception (a flat
@@ -17,7 +17,9 @@ differs by some percent) and a prefix cache of --cache-blocks blocks of --block-
 the build's llm.base_urls are all --servers servers and llm.routing is --routing. The JSON's `tokens`
 are the release gate's sums per stage (calls made, prompt, completion and cached prompt tokens), with
 tokens per 1,000 of the stage's units; GPU-hours at --prefill-tps and --decode-tps (tokens/s of one
-server) are (prompt - cached) / prefill + completion / decode, extrapolated to the full build.
+server) are (prompt - cached) / prefill + completion / decode, extrapolated to the full build. With
+--baseline the LLM stages are then run again on fresh servers (empty caches) with a fresh journal and
+llm.routing least_busy, and the JSON gains `baseline` (its tokens) and `uncached_vs_baseline`.
 """
 
 from __future__ import annotations
@@ -75,14 +77,15 @@ def write_inputs(root: Path, passages: int, train: int, dev: int, seed: int = 0)
 
 
 TOKEN_KEYS = ("calls", "prompt_tokens", "completion_tokens", "cached_prompt_tokens")
+LLM_RULES = ("agent_search", "grade", "generate_answer", "wood")
 
 
 def overlay(servers: list[ModelServer], train_shards: int, routing: str) -> dict:
     return {
         "doubting": {"shards": {"train": train_shards, "dev": 1}, "audit": {"qrels": None, "queries": None},
                      "release_ledger": "work/release-ledger.json"},
-        "llm": {"base_urls": [s.url for s in servers], "journal_dir": "cache/llm_journal", "max_in_flight": 64,
-                "routing": routing},
+        "llm": {"base_urls": [s.url for s in servers], "journal_dir": f"cache/llm_journal-{routing}",
+                "max_in_flight": 64, "routing": routing},
         "retrieval": {"dense": {"device": None, "batch_size": 64}},
     }
 
@@ -123,6 +126,25 @@ def token_table(gate: dict, factor: float, prefill_tps: float | None, decode_tps
     return stages, total
 
 
+def build(root: Path, args, shards: int, routing: str, *extra: str) -> tuple[float, list[int], dict]:
+    """One `snakemake doubting` on fresh servers: (wall s, requests per server, the gate's record)."""
+    servers = [ModelServer(agent_policy="deep", prefix_cache_blocks=args.cache_blocks, block_size=args.block_size)
+               for _ in range(args.servers)]
+    try:
+        (root / "sim.yaml").write_text(yaml.safe_dump(overlay(servers, shards, routing)))
+        start = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-m", "snakemake", "doubting", "--profile", "profiles/local",
+                               "--cores", str(args.cores), "--configfile", "config.yaml", "config/production.yaml",
+                               "sim.yaml", *extra], cwd=root, capture_output=True, text=True)
+        wall = time.perf_counter() - start
+    finally:
+        for server in servers:
+            server.close()
+    if proc.returncode != 0:
+        sys.exit(f"the simulated build failed (see {root}/logs):\n{proc.stderr[-3000:]}")
+    return wall, [len(s.log) for s in servers], json.loads((root / "work/doubting/failures.json").read_text())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=float, default=0.01)
@@ -136,6 +158,8 @@ def main() -> None:
     parser.add_argument("--block-size", type=int, default=16)
     parser.add_argument("--prefill-tps", type=float, default=None, help="prompt tokens/s of one server")
     parser.add_argument("--decode-tps", type=float, default=None, help="generated tokens/s of one server")
+    parser.add_argument("--baseline", action="store_true",
+                        help="then run the LLM stages again with llm.routing least_busy, for comparison")
     args = parser.parse_args()
     passages, train = round(MSMARCO * args.scale), round(TRAIN_QUERIES * args.scale)
     dev = max(10, round(DEV_QUERIES * args.scale))
@@ -143,25 +167,19 @@ def main() -> None:
     base = args.dir or Path(tempfile.mkdtemp(prefix="irdata-sim."))
     root = copy_repo(base / "wf")
     write_inputs(root, passages, train, dev)
-    servers = [ModelServer(agent_policy="deep", prefix_cache_blocks=args.cache_blocks, block_size=args.block_size)
-               for _ in range(args.servers)]
-    try:
-        (root / "sim.yaml").write_text(yaml.safe_dump(overlay(servers, shards, args.routing)))
-        start = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-m", "snakemake", "doubting", "--profile", "profiles/local",
-                               "--cores", str(args.cores), "--configfile", "config.yaml", "config/production.yaml",
-                               "sim.yaml"], cwd=root, capture_output=True, text=True)
-        wall = time.perf_counter() - start
-    finally:
-        for server in servers:
-            server.close()
-    if proc.returncode != 0:
-        sys.exit(f"the simulated build failed (see {root}/logs):\n{proc.stderr[-3000:]}")
+    wall, per_server, gate = build(root, args, shards, args.routing)
     manifest = json.loads((root / "results/doubting-ms-marco/MANIFEST.json").read_text())
     costs = stage_costs(root)
     factor_passages, factor_queries = MSMARCO / passages, TRAIN_QUERIES / train
-    tokens, tokens_total = token_table(json.loads((root / "work/doubting/failures.json").read_text()),
-                                       factor_queries, args.prefill_tps, args.decode_tps)
+    tokens, tokens_total = token_table(gate, factor_queries, args.prefill_tps, args.decode_tps)
+    baseline = None
+    if args.baseline:
+        _, base_per_server, base_gate = build(root, args, shards, "least_busy", "--forcerun", *LLM_RULES)
+        base_tokens, base_total = token_table(base_gate, factor_queries, args.prefill_tps, args.decode_tps)
+        baseline = {"routing": "least_busy", "calls_per_server": base_per_server, "tokens": base_tokens,
+                    "tokens_total": base_total,
+                    "uncached_vs_baseline": round(tokens_total["uncached_prompt_tokens"]
+                                                  / max(1, base_total["uncached_prompt_tokens"]), 3)}
     table = []
     for rule, c in sorted(costs.items(), key=lambda kv: -kv[1]["cpu_s"]):
         factor = factor_passages if rule in BY_PASSAGES else factor_queries
@@ -170,11 +188,10 @@ def main() -> None:
     print(json.dumps({"scale": args.scale, "passages": passages, "train_queries": train, "dev_queries": dev,
                       "train_shards": shards, "wall_s": round(wall, 1), "rows": manifest["rows"],
                       "max_agent_rank": {s: manifest["counts"][s]["max_agent_rank"] for s in ("train", "dev")},
-                      "llm_calls_served": sum(len(s.log) for s in servers),
-                      "calls_per_server": [len(s.log) for s in servers], "servers": args.servers,
+                      "llm_calls_served": sum(per_server), "calls_per_server": per_server, "servers": args.servers,
                       "routing": args.routing, "cache_blocks": args.cache_blocks, "block_size": args.block_size,
                       "stages": table, "full_cpu_h_total": round(sum(r["full_cpu_h"] for r in table), 1),
-                      "tokens": tokens, "tokens_total": tokens_total}, indent=1))
+                      "tokens": tokens, "tokens_total": tokens_total, "baseline": baseline}, indent=1))
     print(f"work folder: {root}", file=sys.stderr)
 
 
