@@ -14,8 +14,8 @@ A call with a routing key (its query id) goes to the URL the key hashes to (rend
 the highest hash of URL and key among the healthy URLs), so the calls of one query, made by
 different jobs at different times, meet the prefix cache of one server (vLLM's automatic prefix
 caching is per server); when that URL is open, or has ROUTE_SLACK more calls in flight than the
-least busy one, the call goes to the least busy healthy URL instead. Routing changes which server
-answers, never the answer.
+least busy one, the call goes to the least busy healthy URL instead (llm.routing: least_busy
+sends every call there). Routing changes which server answers, never the answer.
 
 Retries are logged at INFO with their reason, aggregated: at most one line a minute per client.
 """
