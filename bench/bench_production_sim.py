@@ -6,10 +6,20 @@ then extrapolated to the full build, stage by stage. This is the number a cluste
 
     .venv/bin/python bench/bench_production_sim.py                 # 1/100: 88k passages, 5k train, 70 dev queries
     .venv/bin/python bench/bench_production_sim.py --scale 0.002   # a quick look
+    .venv/bin/python bench/bench_production_sim.py --servers 8 --baseline   # routing against least-busy
 
 Extrapolation: every stage's work grows with the passages (validation, BM25, encoding) or with the queries
 (the LLM stages, assembly), so its CPU is multiplied by 1/scale; the dense index is the exception (a flat
 index below retrieval.dense.hnsw_threshold here, an HNSW-SQ8 build at full size: see bench_dense.py).
+
+Tokens: each server counts them as vLLM does, with the demo model's tokenizer (SmolLM2's; a 35B model's
+differs by some percent) and a prefix cache of --cache-blocks blocks of --block-size tokens per server;
+the build's llm.base_urls are all --servers servers and llm.routing is --routing. The JSON's `tokens`
+are the release gate's sums per stage (calls made, prompt, completion and cached prompt tokens), with
+tokens per 1,000 of the stage's units; GPU-hours at --prefill-tps and --decode-tps (tokens/s of one
+server) are (prompt - cached) / prefill + completion / decode, extrapolated to the full build. With
+--baseline the LLM stages are then run again on fresh servers (empty caches) with a fresh journal and
+llm.routing least_busy, and the JSON gains `baseline` (its tokens) and `uncached_vs_baseline`.
 """
 
 from __future__ import annotations
@@ -31,6 +41,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "workflow_scripts"))
 
 from synthetic import MSMARCO, synthetic_queries, synthetic_table, write_tsv  # noqa: E402
 
@@ -65,11 +76,16 @@ def write_inputs(root: Path, passages: int, train: int, dev: int, seed: int = 0)
         json.dumps({"query_id": str(start + i + 1), "answers": [f"answer {i}"]}) + "\n" for i in range(n)))
 
 
-def overlay(server: ModelServer, train_shards: int) -> dict:
+TOKEN_KEYS = ("calls", "prompt_tokens", "completion_tokens", "cached_prompt_tokens")
+LLM_RULES = ("agent_search", "grade", "generate_answer", "wood")
+
+
+def overlay(servers: list[ModelServer], train_shards: int, routing: str) -> dict:
     return {
         "doubting": {"shards": {"train": train_shards, "dev": 1}, "audit": {"qrels": None, "queries": None},
                      "release_ledger": "work/release-ledger.json"},
-        "llm": {"base_urls": [server.url], "journal_dir": "cache/llm_journal", "max_in_flight": 64},
+        "llm": {"base_urls": [s.url for s in servers], "journal_dir": f"cache/llm_journal-{routing}",
+                "max_in_flight": 64, "routing": routing},
         "retrieval": {"dense": {"device": None, "batch_size": 64}},
     }
 
@@ -89,11 +105,61 @@ def stage_costs(root: Path) -> dict:
     return dict(costs)
 
 
+def token_table(gate: dict, factor: float, prefill_tps: float | None, decode_tps: float | None) -> tuple:
+    """(tokens per stage, their total) from the release gate's record (work/doubting/failures.json)."""
+    stages, total = {}, dict.fromkeys(TOKEN_KEYS, 0)
+    for stage, t in gate["tokens"].items():
+        units = gate["stages"][stage]["total"]
+        row = {k: t[k] for k in TOKEN_KEYS}
+        for k in TOKEN_KEYS:
+            total[k] += t[k]
+        row["units"], row["unit"] = units, gate["stages"][stage]["units"]
+        row["per_1000_units"] = {k: round(t[k] * 1000 / units) for k in TOKEN_KEYS[1:]} if units else None
+        stages[stage] = row
+    for row in (*stages.values(), total):
+        prompt = row["prompt_tokens"]
+        row["cached_share"] = round(row["cached_prompt_tokens"] / prompt, 3) if prompt else 0.0
+        row["uncached_prompt_tokens"] = row["prompt_tokens"] - row["cached_prompt_tokens"]
+        if prefill_tps and decode_tps:
+            row["full_gpu_h"] = round((row["uncached_prompt_tokens"] / prefill_tps
+                                       + row["completion_tokens"] / decode_tps) * factor / 3600, 1)
+    return stages, total
+
+
+def build(root: Path, args, shards: int, routing: str, *extra: str) -> tuple[float, list[int], dict]:
+    """One `snakemake doubting` on fresh servers: (wall s, requests per server, the gate's record)."""
+    servers = [ModelServer(agent_policy="deep", prefix_cache_blocks=args.cache_blocks, block_size=args.block_size)
+               for _ in range(args.servers)]
+    try:
+        (root / "sim.yaml").write_text(yaml.safe_dump(overlay(servers, shards, routing)))
+        start = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-m", "snakemake", "doubting", "--profile", "profiles/local",
+                               "--cores", str(args.cores), "--configfile", "config.yaml", "config/production.yaml",
+                               "sim.yaml", *extra], cwd=root, capture_output=True, text=True)
+        wall = time.perf_counter() - start
+    finally:
+        for server in servers:
+            server.close()
+    if proc.returncode != 0:
+        sys.exit(f"the simulated build failed (see {root}/logs):\n{proc.stderr[-3000:]}")
+    return wall, [len(s.log) for s in servers], json.loads((root / "work/doubting/failures.json").read_text())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=float, default=0.01)
     parser.add_argument("--dir", type=Path, default=None, help="work folder (default: a temporary one)")
     parser.add_argument("--cores", type=int, default=2)
+    parser.add_argument("--servers", type=int, default=1, help="model servers, all in llm.base_urls")
+    parser.add_argument("--routing", choices=("query", "least_busy"), default="query", help="llm.routing")
+    parser.add_argument("--cache-blocks", type=int, default=32_768,
+                        help="prefix cache per server, in blocks (0: none); 32,768 x 16 tokens ~ a 35B model's "
+                             "KV cache on one 80 GB GPU")
+    parser.add_argument("--block-size", type=int, default=16)
+    parser.add_argument("--prefill-tps", type=float, default=None, help="prompt tokens/s of one server")
+    parser.add_argument("--decode-tps", type=float, default=None, help="generated tokens/s of one server")
+    parser.add_argument("--baseline", action="store_true",
+                        help="then run the LLM stages again with llm.routing least_busy, for comparison")
     args = parser.parse_args()
     passages, train = round(MSMARCO * args.scale), round(TRAIN_QUERIES * args.scale)
     dev = max(10, round(DEV_QUERIES * args.scale))
@@ -101,21 +167,19 @@ def main() -> None:
     base = args.dir or Path(tempfile.mkdtemp(prefix="irdata-sim."))
     root = copy_repo(base / "wf")
     write_inputs(root, passages, train, dev)
-    server = ModelServer(agent_policy="deep")
-    try:
-        (root / "sim.yaml").write_text(yaml.safe_dump(overlay(server, shards)))
-        start = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-m", "snakemake", "doubting", "--profile", "profiles/local",
-                               "--cores", str(args.cores), "--configfile", "config.yaml", "config/production.yaml",
-                               "sim.yaml"], cwd=root, capture_output=True, text=True)
-        wall = time.perf_counter() - start
-    finally:
-        server.close()
-    if proc.returncode != 0:
-        sys.exit(f"the simulated build failed (see {root}/logs):\n{proc.stderr[-3000:]}")
+    wall, per_server, gate = build(root, args, shards, args.routing)
     manifest = json.loads((root / "results/doubting-ms-marco/MANIFEST.json").read_text())
     costs = stage_costs(root)
     factor_passages, factor_queries = MSMARCO / passages, TRAIN_QUERIES / train
+    tokens, tokens_total = token_table(gate, factor_queries, args.prefill_tps, args.decode_tps)
+    baseline = None
+    if args.baseline:
+        _, base_per_server, base_gate = build(root, args, shards, "least_busy", "--forcerun", *LLM_RULES)
+        base_tokens, base_total = token_table(base_gate, factor_queries, args.prefill_tps, args.decode_tps)
+        baseline = {"routing": "least_busy", "calls_per_server": base_per_server, "tokens": base_tokens,
+                    "tokens_total": base_total,
+                    "uncached_vs_baseline": round(tokens_total["uncached_prompt_tokens"]
+                                                  / max(1, base_total["uncached_prompt_tokens"]), 3)}
     table = []
     for rule, c in sorted(costs.items(), key=lambda kv: -kv[1]["cpu_s"]):
         factor = factor_passages if rule in BY_PASSAGES else factor_queries
@@ -124,8 +188,10 @@ def main() -> None:
     print(json.dumps({"scale": args.scale, "passages": passages, "train_queries": train, "dev_queries": dev,
                       "train_shards": shards, "wall_s": round(wall, 1), "rows": manifest["rows"],
                       "max_agent_rank": {s: manifest["counts"][s]["max_agent_rank"] for s in ("train", "dev")},
-                      "llm_calls_served": len(server.log), "stages": table,
-                      "full_cpu_h_total": round(sum(r["full_cpu_h"] for r in table), 1)}, indent=1))
+                      "llm_calls_served": sum(per_server), "calls_per_server": per_server, "servers": args.servers,
+                      "routing": args.routing, "cache_blocks": args.cache_blocks, "block_size": args.block_size,
+                      "stages": table, "full_cpu_h_total": round(sum(r["full_cpu_h"] for r in table), 1),
+                      "tokens": tokens, "tokens_total": tokens_total, "baseline": baseline}, indent=1))
     print(f"work folder: {root}", file=sys.stderr)
 
 

@@ -5,6 +5,11 @@ a digit chosen by a hash of the prompt, an answer is a fixed sentence, and log-l
 per whitespace-separated token. It is not a model and proves nothing about labels: it exists to inject
 faults (HTTP 500 and 429, timeouts, cut-off JSON, dropped connections, unparseable grades) at chosen
 rates, deterministically per request body and attempt, and to log every request it received.
+
+With `prefix_cache_blocks` set it also counts tokens as a vLLM server would: prompts tokenized with
+the demo model's real tokenizer (SmolLM2's, from the converted weights folder of irdata.llm.local;
+chat through its chat template), and an automatic prefix cache per server like vLLM's (PrefixCache),
+whose hits are reported as usage.prompt_tokens_details.cached_tokens.
 """
 
 from __future__ import annotations
@@ -15,12 +20,75 @@ import json
 import re
 import socket
 import threading
-from collections import Counter
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
+from pathlib import Path
 
 FAULTS = ("500", "429", "timeout", "malformed", "drop", "garbage")
 _TOKEN = re.compile(r"\S+|\s+")
 _SHOWN = re.compile(r"^\[([^\]\s]+)\]", re.M)
+
+
+def demo_tokenizer(cache_dir: str = "~/.cache/irdata/models"):
+    """The tokenizer of the demo model (SmolLM2-135M-Instruct), loaded from the folder its local
+    backend converts the GGUF to (converted once, then reused); cache_dir: llm.weights_cache_dir."""
+    from transformers import AutoTokenizer
+
+    from irdata.llm.local import _gguf_sha, converted_weights, default_gguf
+
+    gguf = default_gguf()
+    return AutoTokenizer.from_pretrained(converted_weights(gguf, _gguf_sha(gguf), Path(cache_dir).expanduser()))
+
+
+class PrefixCache:
+    """vLLM's automatic prefix caching, counted: a prompt's full blocks of `block_size` tokens are
+    each keyed by a hash chained over every token before and in it, so a block is found only after
+    the same whole prefix; a prompt reuses its leading run of cached blocks, never its last token
+    (vLLM computes at least one), then caches all its full blocks. At most `capacity` blocks are
+    kept, least recently used evicted first; a prompt's blocks are touched tail first, so its head,
+    shared by more prompts, outlives its tail (vLLM frees a request's blocks in reverse order)."""
+
+    def __init__(self, capacity: int, block_size: int = 16):
+        self.capacity, self.block_size = capacity, block_size
+        self._blocks: OrderedDict[int, None] = OrderedDict()
+
+    def serve(self, token_ids: list[int]) -> int:
+        """The prompt's cached tokens; the prompt's blocks are cached afterwards."""
+        size = self.block_size
+        keys, h = [], 0
+        for start in range(0, len(token_ids) - size + 1, size):
+            h = hash((h, tuple(token_ids[start:start + size])))
+            keys.append(h)
+        hits = 0
+        for key in keys[:(len(token_ids) - 1) // size]:
+            if key not in self._blocks:
+                break
+            hits += 1
+        if self.capacity > 0:
+            for key in reversed(keys):
+                self._blocks[key] = None
+                self._blocks.move_to_end(key)
+            while len(self._blocks) > self.capacity:
+                self._blocks.popitem(last=False)
+        return hits * size
+
+
+def chat_text_messages(messages: list[dict], tools) -> list[dict]:
+    """A request's conversation as plain role/content turns for the chat template: tool calls as
+    their JSON, tool schemas before the system prompt (where vLLM's templates render them)."""
+    out = []
+    for m in messages:
+        content = str(m.get("content") or "")
+        if m.get("tool_calls"):
+            content += json.dumps(m["tool_calls"], sort_keys=True)
+        out.append({"role": "user" if m["role"] == "tool" else m["role"], "content": content})
+    if tools:
+        schemas = json.dumps(tools, sort_keys=True)
+        if out and out[0]["role"] == "system":
+            out[0] = {"role": "system", "content": schemas + "\n" + out[0]["content"]}
+        else:
+            out.insert(0, {"role": "system", "content": schemas})
+    return out
 
 
 def free_port() -> int:
@@ -61,9 +129,16 @@ class ModelServer:
     # The served model names: listed on /v1/models, and a request naming another is answered 404 as
     # vLLM does. None: any name is served, and /v1/models answers 404 (a job uses the server unchecked).
     models: tuple[str, ...] | None = None
+    # None: usage counts whitespace-separated words (no tokenizer loaded); a number: real tokens and a
+    # prefix cache of that many blocks (0: tokens counted, nothing cached)
+    prefix_cache_blocks: int | None = None
+    block_size: int = 16
     log: list[Received] = field(default_factory=list)
 
     def __post_init__(self):
+        self._tok = None if self.prefix_cache_blocks is None else demo_tokenizer()
+        self.cache = None if self.prefix_cache_blocks is None else PrefixCache(self.prefix_cache_blocks,
+                                                                              self.block_size)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/v1"
         self._attempts: Counter = Counter()
@@ -191,11 +266,33 @@ class ModelServer:
             message = {"role": "assistant", "content": "I cannot tell." if fault == "garbage" else f"Grade: {digit}"}
         else:
             message = {"role": "assistant", "content": "A short answer from the passages."}
+        if self._tok is None:
+            usage = {"prompt_tokens": len(prompt.split()), "completion_tokens": 8,
+                     "total_tokens": len(prompt.split()) + 8}
+        else:
+            tok = self._tok
+            text = tok.apply_chat_template(chat_text_messages(body["messages"], body.get("tools")),
+                                           add_generation_prompt=True, tokenize=False)
+            ids = tok(text, add_special_tokens=False)["input_ids"]
+            reply = message.get("content") or json.dumps(message.get("tool_calls"))
+            usage = self._usage(ids, len(tok(reply, add_special_tokens=False)["input_ids"]) + 1)  # + end of turn
         return web.json_response({
             "id": "c", "object": "chat.completion", "model": body.get("model"),
-            "choices": [{"index": 0, "finish_reason": finish, "message": message}],
-            "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": 8,
-                      "total_tokens": len(prompt.split()) + 8}})
+            "choices": [{"index": 0, "finish_reason": finish, "message": message}], "usage": usage})
+
+    def _usage(self, prompt_ids: list[int], completion_tokens: int) -> dict:
+        """vLLM's usage object, with the prefix cache's hits."""
+        n = len(prompt_ids)
+        return {"prompt_tokens": n, "completion_tokens": completion_tokens, "total_tokens": n + completion_tokens,
+                "prompt_tokens_details": {"cached_tokens": self.cache.serve(prompt_ids)}}
+
+    def _prompt_tokens(self, prompt: str) -> tuple[list[str], list[int] | None]:
+        """The prompt's tokens as text pieces that join to it, and their ids (None: split by whitespace)."""
+        if self._tok is None:
+            return _TOKEN.findall(prompt), None
+        enc = self._tok(prompt, add_special_tokens=False, return_offsets_mapping=True)
+        starts = [0] + [a for a, _ in enc["offset_mapping"][1:]] + [len(prompt)]
+        return [prompt[a:b] for a, b in zip(starts, starts[1:])], enc["input_ids"]
 
     async def _completions(self, request):
         from aiohttp import web
@@ -208,7 +305,7 @@ class ModelServer:
         if response is not None:
             return response
         prompt = body["prompt"]
-        tokens = _TOKEN.findall(prompt)
+        tokens, ids = self._prompt_tokens(prompt)
         offsets, at = [], 0
         for token in tokens:
             offsets.append(at)
@@ -220,7 +317,8 @@ class ModelServer:
             "choices": [{"index": 0, "text": prompt + " x", "finish_reason": "length",
                          "logprobs": {"tokens": tokens + [" x"], "token_logprobs": values + [-1.0],
                                       "text_offset": offsets + [len(prompt)], "top_logprobs": None}}],
-            "usage": {"prompt_tokens": len(tokens), "completion_tokens": 1, "total_tokens": len(tokens) + 1}})
+            "usage": {"prompt_tokens": len(tokens), "completion_tokens": 1, "total_tokens": len(tokens) + 1}
+            if ids is None else self._usage(ids, 1)})
 
     # -- what it saw ----------------------------------------------------------------------------
     def received(self, kind: str | None = None) -> list[Received]:

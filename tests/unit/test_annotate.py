@@ -72,7 +72,8 @@ class ScriptedClient:
         text, finish = step if isinstance(step, tuple) else (step, "stop")
         return ChatResult(text, [], {}, None, finish_reason=finish)
 
-    async def grade_many(self, conversations, choices, stage=None):
+    async def grade_many(self, conversations, choices, stage=None, routes=None):
+        assert routes is None or len(routes) == len(conversations)
         out = []
         for convo in conversations:
             passage = convo[0]["content"].split("<passage>")[1].split("</passage>")[0].strip()
@@ -81,7 +82,8 @@ class ScriptedClient:
                                    failure_kind=None if label else "unparseable", path="parsed"))
         return out
 
-    async def loglikelihood_many(self, pairs, stage=None, on_error="raise"):
+    async def loglikelihood_many(self, pairs, stage=None, on_error="raise", routes=None):
+        assert routes is None or len(routes) == len(pairs)
         out = []
         for context, continuation in pairs:
             value = self.logprobs.get(context.strip())

@@ -167,6 +167,17 @@ def _failures_html(manifest: dict) -> str:
     return part
 
 
+def tokens_html(manifest: dict) -> str:
+    """The LLM tokens each stage's calls spent (MANIFEST.json `tokens`)."""
+    tokens = manifest.get("tokens")
+    if not tokens:
+        return f"<p>LLM tokens per stage: {NOT_AVAILABLE} (MANIFEST.json has no <code>tokens</code>).</p>"
+    rows = [[stage, t["calls"], t["prompt_tokens"], t["completion_tokens"],
+             t["prompt_tokens"] / t["calls"] if t["calls"] else 0.0] for stage, t in tokens.items()]
+    return ("<p>LLM tokens spent per stage (calls made, not journal hits):</p>"
+            + html_table(["stage", "calls", "prompt tokens", "completion tokens", "prompt tokens per call"], rows))
+
+
 def confusion_figure_uri(confusion) -> str:
     """The audit's confusion matrix as a PNG data URI (embedded in the audit table)."""
     matrix = np.array(confusion, dtype=float)
@@ -285,7 +296,8 @@ def doubting_report(stats_json, manifest_json, judgments_train, train_queries, d
     proposals = proposals_figure(train_queries, dev_queries, out["proposals"])
     write_html(out["summary"], "Doubting MS MARCO: rows, grades, proposals, WOOD",
                summary_html(stats, manifest, wood, proposals))
-    write_html(out["failures"], "Doubting MS MARCO: failures per stage", _failures_html(manifest))
+    write_html(out["failures"], "Doubting MS MARCO: failures per stage",
+               _failures_html(manifest) + tokens_html(manifest))
     write_html(out["audit"], "Doubting MS MARCO: label audit against human judgments", audit_html(manifest))
     return {"wood": wood, "proposals": proposals, "audit": manifest.get("audit"),
             "failures": manifest.get("failures"), "agent": behaviour}

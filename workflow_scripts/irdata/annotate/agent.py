@@ -275,7 +275,7 @@ class SearchAgent:
             try:
                 result = await self.client.chat(messages, tools=self.tools, stage=self.stage,
                                                 max_tokens=self.budget.max_action_tokens,
-                                                tool_choice=self.budget.tool_choice)
+                                                tool_choice=self.budget.tool_choice, route=query_id)
             except LLMCallError as error:
                 episode.record("llm_failure", turn=turn, kind=error.kind, reason=error.reason)
                 episode.end, episode.failure_kind = "llm_failure", error.kind

@@ -49,7 +49,8 @@ async def generate_answers(client, chosen: dict[str, list[str]], queries: TextSt
         query=queries[q],
         passages="\n".join(f"Passage {i}: {passages[p]}" for i, p in enumerate(chosen[q], start=1)))}]
         for q in query_ids]
-    results = await client.chat_many(conversations, max_tokens=max_tokens, stage=stage, on_error="return")
+    results = await client.chat_many(conversations, max_tokens=max_tokens, stage=stage, on_error="return",
+                                     routes=query_ids)
     answers, failures = [], []
     for qid, result in zip(query_ids, results):
         if isinstance(result, LLMCallError):

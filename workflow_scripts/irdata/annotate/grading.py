@@ -106,9 +106,17 @@ def _probability(result) -> float | None:
 async def grade_pairs(client, pairs: pd.DataFrame, queries: TextStore, passages, prompt, sees_answers: bool,
                       answers: dict[str, list[str]] | None = None, stage: str = "grade") -> pa.Table:
     """Grade every pair; returns the grades table (shard_files.GRADES_SCHEMA) in the order of `pairs`."""
+    query_ids = pairs["query_id"].tolist()
     conversations = [grading_messages(prompt, queries[q], passages[p], (answers or {}).get(q), sees_answers)
-                     for q, p in zip(pairs["query_id"], pairs["passage_id"])]
-    results = await client.grade_many(conversations, choices=CHOICES, stage=stage)
+                     for q, p in zip(query_ids, pairs["passage_id"])]
+    # issued query by query (a query's official pairs follow all agent pairs in `pairs`), each
+    # routed by its query, so its shared prompt prefix is still in the server's cache
+    order = sorted(range(len(query_ids)), key=query_ids.__getitem__)
+    issued = await client.grade_many([conversations[i] for i in order], choices=CHOICES, stage=stage,
+                                     routes=[query_ids[i] for i in order])
+    results = [None] * len(order)
+    for i, result in zip(order, issued):
+        results[i] = result
     failed = [r.label is None for r in results]
     return pa.table({
         "query_id": pairs["query_id"].tolist(),

@@ -73,7 +73,8 @@ async def wood_scores(client, agent: pd.DataFrame, answers: dict[str, str], quer
     pairs = [(query_only.render(query=queries[q]) + "\n", answers[q]) for q in base_ids]
     pairs += [(with_passage.render(query=queries[q], passage=passages[p]) + "\n", answers[q])
               for q, p in zip(scored["query_id"], scored["passage_id"])]
-    logprobs = await client.loglikelihood_many(pairs, stage=stage, on_error="return")
+    logprobs = await client.loglikelihood_many(pairs, stage=stage, on_error="return",
+                                               routes=[*base_ids, *scored["query_id"]])
     base = dict(zip(base_ids, logprobs[: len(base_ids)]))
     with_passage_results = dict(zip(zip(scored["query_id"], scored["passage_id"]), logprobs[len(base_ids):]))
 

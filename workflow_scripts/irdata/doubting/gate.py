@@ -6,7 +6,8 @@ the fraction of its units that failed: a split is never averaged away by a large
 the build stops here, naming the stage and split, the counts, the commonest kinds and what to check;
 nothing is staged, published or frozen. `accept_llm_failures` publishes anyway, with every failure
 counted in MANIFEST.json and the card. failures.json is what MANIFEST.json's `failures` holds, with
-the grade constraint paths (`grade_paths`) of every split's labels.
+the grade constraint paths (`grade_paths`) of every split's labels. Its
+`tokens` are the LLM tokens each stage's jobs spent (collect_tokens).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from ..atomic import write_json_atomic
 from ..errors import InputError
+from ..llm.results import TOKEN_FIELDS, add_tokens
 from ..shard_files import rule_splits
 from ..stage import Stage, canonical
 
@@ -120,6 +122,28 @@ def _hints(kinds: set[str], journal_dir: str) -> list[str]:
     return hints
 
 
+def _read_tokens(path) -> dict:
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))["llm"]["tokens"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise InputError(path, f"not a stats file of an LLM job with token counts (field llm.tokens: {exc}); "
+                               "rerun the job that writes it", field="llm.tokens") from exc
+
+
+def collect_tokens(stats_files: dict[tuple[str, str], list[str]]) -> dict:
+    """{stage: {TOKEN_FIELDS summed over the stage's jobs, by_op: {op: TOKEN_FIELDS}}}: the tokens the
+    calls of each job's last run spent (journal hits spend none; cached: as the servers reported)."""
+    out = {}
+    for stage in STAGES:
+        total, by_op = dict.fromkeys(TOKEN_FIELDS, 0), {}
+        for path in (p for (name, _), paths in sorted(stats_files.items()) if name == stage for p in paths):
+            for op, counts in _read_tokens(path).items():
+                add_tokens(total, counts)
+                add_tokens(by_op.setdefault(op, dict.fromkeys(TOKEN_FIELDS, 0)), counts)
+        out[stage] = {**total, "by_op": dict(sorted(by_op.items()))}
+    return out
+
+
 def over_limit(failures: dict, limits: dict) -> list[str]:
     """One line per split of a stage whose failed fraction exceeds the stage's limit."""
     lines = []
@@ -146,7 +170,7 @@ def run_gate(stats_files: dict[tuple[str, str], list[str]], settings: dict, out_
     failures = collect_failures(stats_files)
     problems = over_limit(failures, settings["limits"])
     record = {"stages": failures, "limits": settings["limits"], "over_limit": problems,
-              "accepted": bool(problems) and settings["accept"]}
+              "accepted": bool(problems) and settings["accept"], "tokens": collect_tokens(stats_files)}
     if problems and not settings["accept"]:
         hints = _hints(_kinds_over(failures, settings["limits"]), journal_dir)
         raise ReleaseGateError(

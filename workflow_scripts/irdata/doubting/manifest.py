@@ -2,9 +2,9 @@
 
 - MANIFEST.json: version, row counts of every config and split, every count of the card, sha256 of
   every input (inputs.json) and of every code, prompt and env file, the LLM model and server
-  identity, the config used, the grading failures, and the LLM failures per stage and split
-  (`failures`, with the grade constraint paths of each split). Sorted keys, no timestamps, no absolute
-  paths: identical inputs give identical bytes.
+  identity, the config used, the grading failures, the LLM failures per stage and split (`failures`,
+  with the grade constraint paths of each split) and the LLM tokens per stage. Sorted keys, no
+  timestamps, no absolute paths: identical inputs give identical bytes.
 - SHA256SUMS: GNU `sha256sum` format (`<hex>  <relative path>`), sorted by path, every file of the
   package but itself; `sha256sum -c --strict SHA256SUMS` passes in the package folder.
 - Release ledger: a JSON file outside Snakemake's outputs (Snakemake deletes outputs before a
@@ -98,6 +98,7 @@ def build_manifest(stats: dict, version: str, repo_id: str, inputs: dict, identi
         "config": config,
         "grading_failures": grading_failures(stats),
         "failures": llm_failures(failures),
+        "tokens": llm_tokens(failures),
         "audit": audit,
     }
 
@@ -115,6 +116,19 @@ def llm_failures(gate: dict | None) -> dict | None:
                                           for split, s in f["splits"].items()}}
                        for stage, f in gate["stages"].items()},
             "limits": gate["limits"], "accepted_over_limit": gate["accepted"]}
+
+
+# The release's token counts: those of the answers. Cached prompt tokens stay in failures.json:
+# they depend on which server answered what (routing, cache size), and server settings are no
+# part of a release.
+MANIFEST_TOKEN_FIELDS = ("calls", "prompt_tokens", "completion_tokens", "calls_without_usage")
+
+
+def llm_tokens(gate: dict | None) -> dict | None:
+    """Per LLM stage: calls, prompt and completion tokens of the jobs that made the release."""
+    if gate is None or "tokens" not in gate:
+        return None
+    return {stage: {k: t[k] for k in MANIFEST_TOKEN_FIELDS} for stage, t in gate["tokens"].items()}
 
 
 def write_sha256sums(folder) -> str:

@@ -51,7 +51,7 @@ class Backend(Protocol):
     slots: Slots
 
     def execute(self, op: str, request: dict, messages: list | None = None,
-                encoded: tuple[str, str | None] | None = None) -> Awaitable[dict]:
+                encoded: tuple[str, str | None] | None = None, route: str | None = None) -> Awaitable[dict]:
         """An awaitable answering one request, or raising RequestFailed with its kind.
 
         op "chat":          request {max_tokens, tools?, tool_choice?}, messages
@@ -61,8 +61,11 @@ class Backend(Protocol):
         op "loglikelihood": request {context, continuation}
                             -> {logprobs: [float, ...]} (irdata.llm.loglikelihood)
 
+        Each value also has `usage`: (prompt, completion, cached prompt) tokens of the requests
+        it made, or None where the server reported none; the client takes it out and counts it.
         `encoded` is (request, messages) as the client encoded them as JSON for the journal
-        key, for a backend that sends them on as JSON.
+        key, for a backend that sends them on as JSON. `route` is the call's routing key (a
+        query id) for a backend that spreads calls over servers (spreading.URLPool.pick).
         """
         ...
 

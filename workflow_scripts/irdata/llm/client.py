@@ -105,10 +105,14 @@ class LLMClient:
         self.stats.fail(kind)
         return LLMCallError(op, stage, reason, kind)
 
-    async def _call(self, stage, op: str, request: dict, messages: list | None = None) -> dict:
+    async def _call(self, stage, op: str, request: dict, messages: list | None = None,
+                    route: str | None = None) -> dict:
         """Answer from the journal, or wait on the identical call in flight, or make the call
         (bounded in flight) and journal it. Request and messages are encoded once, for the key
-        and for the wire."""
+        and for the wire. A call made counts its tokens: the backend's value carries `usage`,
+        which is taken out before anyone sees the value (it depends on the server's cache, not
+        on the answer). `route` (a query id) sends the calls of one query to one server, for its
+        prefix cache; it is no part of the key."""
         _, backend, prefixes = self._stage(stage)
         request_json = encode_json_sorted(request)
         messages_json = None if messages is None else encode_json_sorted(messages)
@@ -134,7 +138,7 @@ class LLMClient:
             if not slots.take():
                 await slots.wait()
             try:
-                value = await backend.execute(op, request, messages, (request_json, messages_json))
+                value = await backend.execute(op, request, messages, (request_json, messages_json), route)
             finally:
                 slots.release()
         except BaseException as e:
@@ -147,6 +151,7 @@ class LLMClient:
             if isinstance(e, RequestFailed):
                 raise self._fail(op, stage, str(e), e.kind) from e
             raise
+        self.stats.spent(op, value.pop("usage", None))
         waiting = inflight.pop(key)
         if waiting is not None:
             waiting.set_result(value)
@@ -157,7 +162,7 @@ class LLMClient:
 
     # -- operations --------------------------------------------------------------------------
     async def chat(self, messages, tools=None, max_tokens: int | None = None, stage: str | None = None,
-                   tool_choice=None) -> ChatResult:
+                   tool_choice=None, route: str | None = None) -> ChatResult:
         """One chat turn. With tools, replies may carry tool calls (native or text protocol, per
         llm.tool_protocol), all of them; `tool_choice` (native only) is sent as given ("auto",
         "required", or {"type": "function", "function": {"name": ...}}: what llama-cpp-python
@@ -179,7 +184,7 @@ class LLMClient:
                 request["tools"] = list(tools)
                 if tool_choice is not None:
                     request["tool_choice"] = tool_choice
-        value = await self._call(stage, "chat", request, messages)
+        value = await self._call(stage, "chat", request, messages, route)
         if text_protocol:
             text, calls, error = actions.parse_action(value["text"], tools)
         else:
@@ -187,7 +192,7 @@ class LLMClient:
             calls, error = actions.parse_native(value["tool_calls"])
         return ChatResult(text, calls, value, error, value.get("finish_reason"), constraint)
 
-    async def grade(self, messages, choices=CHOICES, stage: str | None = None) -> GradeResult:
+    async def grade(self, messages, choices=CHOICES, stage: str | None = None, route: str | None = None) -> GradeResult:
         """A grade among `choices`, constrained as llm.grade_constraint and the server allow
         (GradeResult.path). A reply outside the grade grammar (irdata.llm.grading) is asked
         again up to llm.grade_retries times, then returned as a counted `unparseable` failure
@@ -199,7 +204,7 @@ class LLMClient:
         path = None
         for _ in range(s.grade_retries + 1):
             try:
-                value = await self._call(stage, "grade", {"choices": list(choices)}, convo)
+                value = await self._call(stage, "grade", {"choices": list(choices)}, convo, route)
             except LLMCallError as e:  # already counted; a grade batch carries on
                 return GradeResult(None, replies[-1] if replies else "", e.reason, e.kind, path)
             reply, path = value["reply"], value["path"]
@@ -215,20 +220,25 @@ class LLMClient:
         self._fail("grade", stage, reason, "unparseable")
         return GradeResult(None, replies[-1], reason, "unparseable", path)
 
-    async def loglikelihood(self, context: str, continuation: str, stage: str | None = None) -> list[float]:
+    async def loglikelihood(self, context: str, continuation: str, stage: str | None = None,
+                            route: str | None = None) -> list[float]:
         """Per-token natural-log probabilities of `continuation` given BOS + `context`
         (the contract: irdata.llm.loglikelihood)."""
-        value = await self._call(stage, "loglikelihood", {"context": context, "continuation": continuation})
+        value = await self._call(stage, "loglikelihood", {"context": context, "continuation": continuation},
+                                 route=route)
         return value["logprobs"]
 
     # -- batches -----------------------------------------------------------------------------
-    async def _many(self, fn, items, stage, desc, on_error, progress):
-        """Run fn(item) for all items, at most max_in_flight at once, results in input order.
-        on_error="raise" raises the first failure after all items ran; "return" leaves the
-        LLMCallError in its slot."""
+    async def _many(self, fn, items, stage, desc, on_error, progress, routes=None):
+        """Run fn(item, route) for all items, at most max_in_flight at once, results in input
+        order; routes[i] is item i's routing key (None: no routes). on_error="raise" raises the
+        first failure after all items ran; "return" leaves the LLMCallError in its slot."""
         if on_error not in ("raise", "return"):
             raise ValueError("on_error must be 'raise' or 'return'")
         items = list(items)
+        routes = [None] * len(items) if routes is None else list(routes)
+        if len(routes) != len(items):
+            raise ValueError(f"{len(routes)} routes for {len(items)} calls")
         results: list = [None] * len(items)
         width = min(self.settings.for_stage(stage).max_in_flight, len(items)) or 1
         it = iter(range(len(items)))
@@ -238,7 +248,7 @@ class LLMClient:
         async def worker():
             for i in it:
                 try:
-                    results[i] = await fn(items[i])
+                    results[i] = await fn(items[i], routes[i])
                 except LLMCallError as e:
                     results[i] = e
                 if bar is not None:
@@ -257,21 +267,24 @@ class LLMClient:
                                    failed[0].kind)
         return results
 
+    # `routes`: one routing key (the query id) per call, or None; see _call.
     async def chat_many(self, conversations, tools=None, max_tokens=None, stage=None, on_error="raise",
-                        progress=True, tool_choice=None) -> list[ChatResult]:
+                        progress=True, tool_choice=None, routes=None) -> list[ChatResult]:
         return await self._many(
-            lambda m: self.chat(m, tools=tools, max_tokens=max_tokens, stage=stage, tool_choice=tool_choice),
-            conversations, stage, f"chat[{stage or 'llm'}]", on_error, progress)
+            lambda m, r: self.chat(m, tools=tools, max_tokens=max_tokens, stage=stage, tool_choice=tool_choice,
+                                   route=r),
+            conversations, stage, f"chat[{stage or 'llm'}]", on_error, progress, routes)
 
     async def grade_many(self, conversations, choices=CHOICES, stage=None,
-                         progress=True) -> list[GradeResult]:
+                         progress=True, routes=None) -> list[GradeResult]:
         """Failures come back as GradeResults with label None (already counted), never raised."""
-        return await self._many(lambda m: self.grade(m, choices=choices, stage=stage),
-                                conversations, stage, f"grade[{stage or 'llm'}]", "raise", progress)
+        return await self._many(lambda m, r: self.grade(m, choices=choices, stage=stage, route=r),
+                                conversations, stage, f"grade[{stage or 'llm'}]", "raise", progress, routes)
 
-    async def loglikelihood_many(self, pairs, stage=None, on_error="raise", progress=True) -> list[list[float]]:
-        return await self._many(lambda p: self.loglikelihood(p[0], p[1], stage=stage),
-                                pairs, stage, f"loglikelihood[{stage or 'llm'}]", on_error, progress)
+    async def loglikelihood_many(self, pairs, stage=None, on_error="raise", progress=True,
+                                 routes=None) -> list[list[float]]:
+        return await self._many(lambda p, r: self.loglikelihood(p[0], p[1], stage=stage, route=r),
+                                pairs, stage, f"loglikelihood[{stage or 'llm'}]", on_error, progress, routes)
 
     # -- identity ----------------------------------------------------------------------------
     def identity(self, stage: str | None = None) -> dict:

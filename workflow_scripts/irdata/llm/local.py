@@ -172,7 +172,7 @@ class _Model:
             new = out[0, ids.shape[1]:]
             finish = "stop" if len(new) and int(new[-1]) == self.tok.eos_token_id else "length"
             return {"text": self.tok.decode(new, skip_special_tokens=True), "tool_calls": [],
-                    "finish_reason": finish}
+                    "finish_reason": finish, "usage": (ids.shape[1], len(new), 0)}
 
     def choice_ids(self, choices) -> list[int]:
         ids = []
@@ -192,7 +192,7 @@ class _Model:
             logp = torch.log_softmax(self.model(ids).logits[0, -1].float(), -1)
             scores = {c: float(logp[i]) for c, i in zip(choices, self.choice_ids(choices))}
         return {"reply": max(scores, key=scores.get), "path": "local_logprobs",
-                "choice_logprobs": choice_distribution(scores, choices)}
+                "choice_logprobs": choice_distribution(scores, choices), "usage": (ids.shape[1], 0, 0)}
 
     def bos_ids(self, rule: str, bos_text: str | None) -> list[int]:
         """The tokens put before a log-likelihood's text under llm.loglikelihood_bos."""
@@ -219,7 +219,7 @@ class _Model:
                 x = torch.tensor([ids])
                 logp = torch.log_softmax(self.model(x).logits[0].float(), -1)
                 values = logp[first - 1:len(ids) - 1].gather(1, x[0, first:, None])[:, 0]
-        return {"logprobs": [float(v) for v in values]}
+        return {"logprobs": [float(v) for v in values], "usage": (len(ids), 0, 0)}
 
 
 class LocalBackend:
@@ -252,12 +252,12 @@ class LocalBackend:
         if op == "grade":
             if s.grade_constraint == "none":  # free reply, read by the grade grammar
                 out = m.chat(messages, s.grade_max_tokens, s.temperature, s.seed)
-                return {"reply": out["text"], "path": "parsed", "choice_logprobs": None}
+                return {"reply": out["text"], "path": "parsed", "choice_logprobs": None, "usage": out["usage"]}
             return m.grade(messages, request["choices"])
         bos = m.bos_ids(s.loglikelihood_bos, s.loglikelihood_bos_text)
         return m.loglikelihood(request["context"], request["continuation"], bos)
 
-    def execute(self, op: str, request: dict, messages=None, encoded=None):
+    def execute(self, op: str, request: dict, messages=None, encoded=None, route=None):
         return asyncio.to_thread(self._run, op, request, messages)
 
     def answer_identity(self) -> dict:

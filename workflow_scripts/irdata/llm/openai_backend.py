@@ -95,7 +95,7 @@ class OpenAIBackend:
             log.warning(msg, *args)
 
     # -- operations ------------------------------------------------------------------------
-    def execute(self, op: str, request: dict, messages=None, encoded=None):
+    def execute(self, op: str, request: dict, messages=None, encoded=None, route=None):
         # Returns an awaitable rather than awaiting it: one frame less for every resume of every
         # request (see URLPool._retrying).
         if not self._servers.done:
@@ -103,21 +103,21 @@ class OpenAIBackend:
         if self._servers.value is not None:
             return self._unusable()
         if op == "chat":
-            return self._chat(request, messages, encoded)
+            return self._chat(request, messages, encoded, route)
         if op == "grade":
-            return self._grade(request, messages, encoded)
-        return self._loglikelihood(request)
+            return self._grade(request, messages, encoded, route)
+        return self._loglikelihood(request, route)
 
-    async def _first_call(self, op: str, request: dict, messages, encoded):
+    async def _first_call(self, op: str, request: dict, messages, encoded, route=None):
         await self._servers.get()
-        return await self.execute(op, request, messages, encoded)
+        return await self.execute(op, request, messages, encoded, route)
 
     async def _unusable(self):
         # Kept: every call of a job no server can serve fails at once. A fresh exception each time,
         # so that tracebacks do not pile up on one object.
         raise ServersUnusable(str(self._servers.value))
 
-    def _chat(self, request: dict, messages, encoded):
+    def _chat(self, request: dict, messages, encoded, route=None):
         request_json, messages_json = encoded or (encode_json(request), encode_json(messages))
         if "action_schema" in request:  # llm.tool_constraint grammar: sent as the server's structured outputs
             request = {**request, "response_format": {"type": "json_schema", "json_schema": {
@@ -127,19 +127,19 @@ class OpenAIBackend:
         # The body's fields as text: the decoding fields, encoded once, then the request's.
         fields_json = f"{{{self._decoding_json},{request_json[1:]}"
         return self.pool.post("chat", {**self._decoding, **request}, messages, finish=_chat_value,
-                              fields_json=fields_json, messages_json=messages_json)
+                              fields_json=fields_json, messages_json=messages_json, route=route)
 
-    def _grade(self, request: dict, messages, encoded):
+    def _grade(self, request: dict, messages, encoded, route=None):
         choices = tuple(request["choices"])
         once = self.probes.constraint(choices)
         messages_json = encoded[1] if encoded else encode_json(messages)
         if once.done:
-            return self._constrained_grade(choices, messages, messages_json)
-        return self._first_grade(once, choices, messages, messages_json)
+            return self._constrained_grade(choices, messages, messages_json, route)
+        return self._first_grade(once, choices, messages, messages_json, route)
 
-    async def _first_grade(self, once, choices, messages, messages_json):
+    async def _first_grade(self, once, choices, messages, messages_json, route):
         await once.get()
-        return await self._constrained_grade(choices, messages, messages_json)
+        return await self._constrained_grade(choices, messages, messages_json, route)
 
     def _grade_fields(self, choices: tuple) -> tuple[str, dict, str]:
         """(path, fields, fields as JSON) of the grades with these choices, memoized: they are
@@ -158,10 +158,10 @@ class OpenAIBackend:
             hit = self._grade_payloads[choices] = (path, fields, encode_json(fields))
         return hit
 
-    def _constrained_grade(self, choices: tuple, messages, messages_json):
+    def _constrained_grade(self, choices: tuple, messages, messages_json, route=None):
         path, fields, fields_json = self._grade_fields(choices)
         return self.pool.post("chat", fields, messages, finish=lambda data: self._grade_value(data, path, choices),
-                              fields_json=fields_json, messages_json=messages_json)
+                              fields_json=fields_json, messages_json=messages_json, route=route)
 
     def _grade_value(self, data: dict, path: str, choices: tuple) -> dict:
         choice = data["choices"][0]
@@ -172,26 +172,30 @@ class OpenAIBackend:
             path = "parsed"
         logprobs = _first_token_logprobs(choice) if path != "parsed" else None
         return {"reply": reply, "path": path,
-                "choice_logprobs": choice_distribution(logprobs, choices) if logprobs else None}
+                "choice_logprobs": choice_distribution(logprobs, choices) if logprobs else None,
+                "usage": usage(data)}
 
-    async def _loglikelihood(self, request: dict) -> dict:
-        return {"logprobs": await self._score(request["context"], request["continuation"])}
+    async def _loglikelihood(self, request: dict, route=None) -> dict:
+        values, spent = await self._score(request["context"], request["continuation"], route=route)
+        return {"logprobs": values, "usage": spent}
 
-    def _post_completion(self, payload: dict, url: str | None):
+    def _post_completion(self, payload: dict, url: str | None, route=None):
         """A log-likelihood request: to `url` alone, unretried (the alignment check of that URL),
         or spread over the URLs whose alignment was checked."""
         if url is not None:
             return self.pool.transport.post(url, "completions", payload)
-        return self.pool.post("completions", payload, gate=self._echo_gate)
+        return self.pool.post("completions", payload, gate=self._echo_gate, route=route)
 
-    async def _score(self, context: str, continuation: str, url: str | None = None) -> list[float]:
+    async def _score(self, context: str, continuation: str, url: str | None = None,
+                     route=None) -> tuple[list[float], tuple | None]:
+        """The continuation's log-probabilities, and the request's usage."""
         prefix, extra, bos_in_prompt = await self.probes.bos.get()
         sent = prefix + context + continuation
         payload = {**self._decoding, "prompt": sent, "max_tokens": 1, **extra}
         if self.s.loglikelihood_api == "prompt_logprobs":
             # vLLM: with 0 it returns each prompt token's own entry only (the first one null).
             payload["prompt_logprobs"] = 0
-            data = await self._post_completion(payload, url)
+            data = await self._post_completion(payload, url, route)
             entries = data["choices"][0].get("prompt_logprobs")
             if not entries:
                 raise RequestFailed("server ignored prompt_logprobs (only vLLM supports it): "
@@ -212,7 +216,7 @@ class OpenAIBackend:
             echoed, generated = None, 0
         else:
             payload.update(echo=True, logprobs=1)
-            data = await self._post_completion(payload, url)
+            data = await self._post_completion(payload, url, route)
             lp = data["choices"][0].get("logprobs") or {}
             tokens, values = lp.get("tokens"), lp.get("token_logprobs")
             if not tokens or values is None or len(tokens) != len(values):
@@ -222,7 +226,7 @@ class OpenAIBackend:
             generated = (data.get("usage") or {}).get("completion_tokens", 1)
         return align_echo(tokens, values, sent=sent, context=context, continuation=continuation,
                           echoed_text=echoed, prompt_tokens=(data.get("usage") or {}).get("prompt_tokens"),
-                          completion_tokens=generated, bos_in_prompt=bos_in_prompt)
+                          completion_tokens=generated, bos_in_prompt=bos_in_prompt), usage(data)
 
     # -- what the server can do, learnt once per job ----------------------------------------
     async def _echo_problem(self, url: str) -> RequestFailed | None:
@@ -238,7 +242,7 @@ class OpenAIBackend:
             if len(toks) != 1 or not vals or vals[0] is None or not toks[0].strip():
                 continue
             try:
-                got = await self._score(ctx, toks[0], url)
+                got, _ = await self._score(ctx, toks[0], url)
             except RequestFailed as e:
                 if e.kind in ("misaligned", "unsupported_model"):
                     return RequestFailed(f"{url}: {e}", e.kind)
@@ -265,7 +269,9 @@ class OpenAIBackend:
     def identity(self) -> dict:
         if self._server_info is None:
             self._server_info = server_identity(self.s)
-        ident = {**self.s.answer_settings(), "base_urls": list(self.s.base_urls), "transport": self.pool.transport.name,
+        # no base URLs: they change no answer and rerun nothing, so a release recording them would
+        # differ by where it was built (and keep stale ones after a move to other servers)
+        ident = {**self.s.answer_settings(), "transport": self.pool.transport.name,
                  "server": self._server_info,
                  "loglikelihood_method": f"/v1/completions {self.s.loglikelihood_api}, max_tokens=1, BOS "
                                          f"{self.s.loglikelihood_bos}; continuation found by the echoed tokens' "
@@ -288,8 +294,18 @@ def _first_token_logprobs(choice: dict) -> dict[str, float] | None:
     return out
 
 
+def usage(data: dict) -> tuple[int, int, int] | None:
+    """(prompt, completion, cached prompt) tokens of an answer's `usage`, None when it has none.
+    Cached: vLLM's prompt_tokens_details.cached_tokens (prefix caching), 0 where not reported."""
+    u = data.get("usage")
+    if not isinstance(u, dict) or "prompt_tokens" not in u:
+        return None
+    cached = (u.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
+    return int(u["prompt_tokens"] or 0), int(u.get("completion_tokens") or 0), int(cached)
+
+
 def _chat_value(data: dict) -> dict:
     choice = data["choices"][0]
     msg = choice.get("message") or {}
     return {"text": msg.get("content") or "", "tool_calls": msg.get("tool_calls") or [],
-            "finish_reason": choice.get("finish_reason")}
+            "finish_reason": choice.get("finish_reason"), "usage": usage(data)}

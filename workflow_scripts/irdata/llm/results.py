@@ -58,6 +58,16 @@ def _count(d: dict, key: str, n: int = 1) -> None:
     d[key] = d.get(key, 0) + n
 
 
+# The token counts kept per call kind (op: chat, grade, loglikelihood), in Stats.tokens and the stats files.
+TOKEN_FIELDS = ("calls", "prompt_tokens", "completion_tokens", "cached_prompt_tokens", "calls_without_usage")
+
+
+def add_tokens(into: dict, counts: dict) -> None:
+    """Sum one op's token counts (TOKEN_FIELDS) into another's: stats files summed by stage."""
+    for k in TOKEN_FIELDS:
+        into[k] = into.get(k, 0) + counts.get(k, 0)
+
+
 def _by_kind(d: dict) -> str:
     return ", ".join(f"{k}: {v}" for k, v in sorted(d.items(), key=lambda kv: (-kv[1], kv[0])))
 
@@ -73,6 +83,9 @@ class Stats:
     failures_by_kind: dict = field(default_factory=dict)
     unparsed_grades: int = 0
     grade_paths: dict = field(default_factory=dict)  # GradeResult.path -> grades answered that way
+    # op -> TOKEN_FIELDS counts of the calls the backend made (journal hits and coalesced calls spend
+    # nothing); usage is (prompt, completion, cached prompt tokens) or None where the server sent none
+    tokens: dict = field(default_factory=dict)
     started: float = field(default_factory=time.monotonic, repr=False)
     ended: float | None = field(default=None, repr=False)
 
@@ -87,6 +100,18 @@ class Stats:
     def grade_path(self, path: str) -> None:
         _count(self.grade_paths, path)
 
+    def spent(self, op: str, usage: tuple[int, int, int] | None) -> None:
+        t = self.tokens.get(op)
+        if t is None:
+            t = self.tokens[op] = dict.fromkeys(TOKEN_FIELDS, 0)
+        t["calls"] += 1
+        if usage is None:
+            t["calls_without_usage"] += 1
+            return
+        t["prompt_tokens"] += usage[0]
+        t["completion_tokens"] += usage[1]
+        t["cached_prompt_tokens"] += usage[2]
+
     @property
     def elapsed_s(self) -> float:
         return (self.ended if self.ended is not None else time.monotonic()) - self.started
@@ -96,7 +121,8 @@ class Stats:
         return {"calls": self.calls, "journal_hits": self.journal_hits, "coalesced": self.coalesced,
                 "retries": self.retries, "retries_by_kind": dict(sorted(self.retries_by_kind.items())),
                 "failures": self.failures, "failures_by_kind": dict(sorted(self.failures_by_kind.items())),
-                "unparsed_grades": self.unparsed_grades, "grade_paths": dict(sorted(self.grade_paths.items()))}
+                "unparsed_grades": self.unparsed_grades, "grade_paths": dict(sorted(self.grade_paths.items())),
+                "tokens": {op: dict(t) for op, t in sorted(self.tokens.items())}}
 
     def summary_line(self) -> str:
         """One line for the end of an LLM job's log."""
@@ -105,6 +131,10 @@ class Stats:
                  f"{self.failures} failures" + (f" ({_by_kind(self.failures_by_kind)})" if self.failures else "")]
         if self.grade_paths:
             parts.append(f"grade paths ({_by_kind(self.grade_paths)})")
+        for op, t in sorted(self.tokens.items()):
+            parts.append(f"{op} tokens: {t['prompt_tokens']} prompt ({t['cached_prompt_tokens']} cached), "
+                         f"{t['completion_tokens']} completion" +
+                         (f", {t['calls_without_usage']} calls without usage" if t["calls_without_usage"] else ""))
         return "LLM: " + ", ".join(parts) + f"; {self.elapsed_s:.1f} s"
 
 

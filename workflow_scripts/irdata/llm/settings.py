@@ -28,7 +28,7 @@ ANSWER_SETTINGS = ("backend", "model", "gguf", "seed", "temperature", "max_token
                    "loglikelihood_bos", "loglikelihood_bos_text", "extra_body")
 CONNECTION_SETTINGS = ("base_urls", "transport", "api_key_env", "max_in_flight", "timeout_s", "max_retries",
                        "backoff_s", "backoff_max_s", "breaker_failures", "breaker_cooldown_s", "outage_limit_s",
-                       "threads", "weights_cache_dir", "journal_dir")
+                       "routing", "threads", "weights_cache_dir", "journal_dir")
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -58,6 +58,7 @@ class LLMSettings:
     breaker_failures: int
     breaker_cooldown_s: float
     outage_limit_s: float
+    routing: str
     threads: int
     seed: int
     temperature: float

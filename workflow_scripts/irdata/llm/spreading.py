@@ -18,12 +18,20 @@ go on, so a server that comes back is used again. URLs refused by the servers' c
 are dropped from the pool; a URL that fails a per-URL check of one kind of call (URLGate: the echo
 alignment of log-likelihoods) serves no call of that kind.
 
+A call with a routing key (its query id) goes to the URL the key hashes to (rendezvous hashing:
+the highest hash of URL and key among the healthy URLs), so the calls of one query, made by
+different jobs at different times, meet the prefix cache of one server (vLLM's automatic prefix
+caching is per server); when that URL is open, or has ROUTE_SLACK more calls in flight than the
+least busy one, the call goes to the least busy healthy URL instead (llm.routing: least_busy
+sends every call there). Routing changes which server answers, never the answer.
+
 Retries are logged at INFO with their reason, aggregated: at most one line a minute per client.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import random
 import time
@@ -37,6 +45,13 @@ log = logging.getLogger(__name__)
 
 RETRY_LOG_INTERVAL_S = 60.0
 _REFUSED = object()  # an attempt that a URLGate turned away
+# How many more calls in flight than the least busy URL a routed call's own URL may have before the
+# call goes to the least busy one: the bound on the imbalance that routing for the cache may cause.
+ROUTE_SLACK = 8
+
+
+def _rendezvous(url: str, route: str) -> int:
+    return int.from_bytes(hashlib.blake2b(f"{url}\0{route}".encode(), digest_size=8).digest(), "big")
 
 
 class RetryLog:
@@ -125,6 +140,7 @@ class URLPool:
         self.retry_log = retry_log
         self.urls = [u.rstrip("/") for u in settings.base_urls]
         self.health = [_Health() for _ in self.urls]
+        self.route_by_query = settings.routing == "query"
         self._next = 0
         self.out_since: float | None = None  # when the last URL went out, while every URL is out
         self._outage_logged = False
@@ -172,9 +188,9 @@ class URLPool:
                              "outage", attempts)
 
     # -- health ------------------------------------------------------------------------------
-    def pick(self, avoid: int | None = None, exclude=()) -> int | None:
+    def pick(self, avoid: int | None = None, exclude=(), route: str | None = None) -> int | None:
         """The URL for the next attempt, or None when every URL is open (or being probed) or in
-        `exclude` (URLs refused by a URLGate)."""
+        `exclude` (URLs refused by a URLGate); `route`: the call's routing key (see the module doc)."""
         n = len(self.urls)
         if n == 1 and not self.health[0].open_until and not exclude:  # the common case, on every call
             return 0
@@ -192,6 +208,10 @@ class URLPool:
             start = self._next
             self._next = (self._next + 1) % n
             i = min(eligible, key=lambda j: (self.health[j].in_flight, (j - start) % n))
+            if route is not None and self.route_by_query:
+                hashed = max(eligible, key=lambda j: _rendezvous(self.urls[j], route))
+                if self.health[hashed].in_flight <= self.health[i].in_flight + ROUTE_SLACK:
+                    i = hashed
         h = self.health[i]
         if h.open_until:
             h.probing = True  # half-open: this request is the probe
@@ -231,7 +251,7 @@ class URLPool:
         h.probing = False
 
     # -- requests ----------------------------------------------------------------------------
-    async def _retrying(self, attempt, *args, finish=None, gate: URLGate | None = None):
+    async def _retrying(self, attempt, *args, finish=None, gate: URLGate | None = None, route=None):
         """`await attempt(base URL, *args)` on the healthiest URL until it raises no
         TransientError, at most 1 + llm.max_retries times; finish(result) when given. With a
         gate, only on URLs that passed its check (run on a URL's first pick).
@@ -245,7 +265,7 @@ class URLPool:
         exclude = gate.refused if gate is not None else ()
         stalled = None  # since when this call has found no URL to try but open ones
         while True:
-            i = self.pick(avoid=last, exclude=exclude)
+            i = self.pick(avoid=last, exclude=exclude, route=route)
             if i is None:
                 stalled = stalled or time.monotonic()
                 failed = (self._outage(attempt_no + 1, last_error, stalled)
@@ -298,12 +318,13 @@ class URLPool:
             return result if finish is None else finish(result)
 
     def post(self, kind: str, fields: dict, messages=None, finish=None, fields_json: str | None = None,
-             messages_json: str | None = None, gate: URLGate | None = None):
+             messages_json: str | None = None, gate: URLGate | None = None, route: str | None = None):
         """POST a /v1 request (`chat` or `completions`), retried on the healthiest URLs (those
         `gate` admits, when given); an awaitable of the decoded answer, or of finish(answer). The
-        JSON texts, when given, are the fields and messages already encoded (transports.py)."""
+        JSON texts, when given, are the fields and messages already encoded (transports.py);
+        `route`: see pick."""
         return self._retrying(self.transport.post, kind, fields, messages, fields_json, messages_json, finish=finish,
-                              gate=gate)
+                              gate=gate, route=route)
 
     async def _raw(self, base_url: str, path: str, payload: dict) -> tuple[int, bytes]:
         status, body = await self.transport.post_raw(base_url, path, payload)
