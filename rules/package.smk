@@ -21,7 +21,7 @@ DOUBTING_PROMPTS = sorted(
         path
         for name in _LLM_RULES
         for split in _rule_splits(name)
-        for path in STAGE.prompt_inputs(name, {"split": split}).values()
+        for path in STAGE.prompt_paths(name, {"split": split})
     }
 )
 DOUBTING_CODE_FILES = _code_files(workflow.basedir, DOUBTING_PROMPTS)

@@ -13,6 +13,7 @@ from .annotate import agent, answers, audit, common, grading, wood
 from .doubting import gate
 from .provenance import code_hash
 from .stage import Stage
+from .workdir import workflow_file
 
 STAGES: dict[str, Stage] = {s.name: s for s in (agent.STAGE, grading.STAGE, answers.STAGE, wood.STAGE,
                                                   common.IDENTITY_STAGE, gate.STAGE, audit.STAGE)}
@@ -46,9 +47,15 @@ class StageWiring:
     def settings(self, name: str, wildcards=None) -> dict:
         return self._settings(name, self._key(wildcards))
 
+    def prompt_paths(self, name: str, wildcards=None) -> list[str]:
+        """The stage's prompt files relative to the workflow folder (as code hashes and MANIFEST.json name them)."""
+        return [path for _, path in self._prompts(name, self._key(wildcards))]
+
     def prompt_inputs(self, name: str, wildcards=None) -> dict[str, str]:
-        """Named inputs `prompt_<name>` (scripts read them with irdata.prompts.named_prompts)."""
-        return {f"prompt_{key}": path for key, path in self._prompts(name, self._key(wildcards))}
+        """Named inputs `prompt_<name>` (scripts read them with irdata.prompts.named_prompts), as the
+        working folder reaches the workflow's files."""
+        return {f"prompt_{key}": workflow_file(path, self.basedir)
+                for key, path in self._prompts(name, self._key(wildcards))}
 
     def code(self, name: str, wildcards=None) -> str:
         return self._code(name, self._key(wildcards))
