@@ -17,12 +17,7 @@ DOUBTING_FAILURES = f"{WORK}/doubting/failures.json"
 DOUBTING_BATCHES = DOUBTING["acquisition_batches"]
 # code, prompt, env and schema files whose sha256 MANIFEST.json records (irdata.doubting.manifest)
 DOUBTING_PROMPTS = sorted(
-    {
-        path
-        for name in _LLM_RULES
-        for split in _rule_splits(name)
-        for path in STAGE.prompt_paths(name, {"split": split})
-    }
+    {path for name in _LLM_RULES for split in _rule_splits(name) for path in STAGE.prompt_paths(name, {"split": split})}
 )
 DOUBTING_CODE_FILES = _code_files(workflow.basedir, DOUBTING_PROMPTS)
 # the config the release depends on, defaults filled in, as recorded in MANIFEST.json: without the LLM
