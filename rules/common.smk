@@ -5,6 +5,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(workflow.basedir) / "workflow_scripts"))
 
+from irdata.logs import TRACEBACK_ENV as _TRACEBACK_ENV
 from irdata.annotate.common import llm_params as _llm_params, retry_generation as _retry_generation
 from irdata.provenance import code_hash as _code_hash
 from irdata.shard_files import shard_file as _shard_file, shard_files as _shard_files
@@ -23,6 +24,9 @@ for _section in CONFIG_SECTIONS:
 # `snakemake -d DIR`: the config's input files that only the workflow folder holds (the demo's) are read
 # from there; outputs go to the working folder (irdata/workdir.py)
 resolve_config_inputs(config, workflow.basedir)
+
+# rule scripts log a bad input's traceback only when Snakemake's own --verbose asks (irdata/logs.py)
+os.environ[_TRACEBACK_ENV] = "1" if workflow.output_settings.verbose else "0"
 
 WORK = "work"
 DOUBTING = config["doubting"]
