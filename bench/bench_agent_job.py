@@ -83,8 +83,9 @@ def build_dense(store, out, n, kind, ef_construction):
 def job(mode, passages, index_dir, dense_cfg, shard_queries, searches):
     """agent_search up to its first LLM call; memory after each step."""
     steps = {"start": memory_mb()}
-    import irdata.annotate.agent  # noqa: F401  (what agent_search imports)
     from synthetic import tsv_text_store
+
+    import irdata.annotate.agent  # noqa: F401  (what agent_search imports)
     from irdata.passage_store import PassageStore
     from irdata.retrieval.search import Searcher
 
