@@ -28,12 +28,16 @@ class StageWiring:
         self._settings = lru_cache(maxsize=None)(self._settings_of)
         self._prompts = lru_cache(maxsize=None)(self._prompts_of)
         self._code = lru_cache(maxsize=None)(self._code_of)
+        self._inputs = lru_cache(maxsize=None)(self._inputs_of)
 
     def _settings_of(self, name: str, wildcards: str) -> dict:
         return self.stages[name].settings(self.config, **json.loads(wildcards))
 
     def _prompts_of(self, name: str, wildcards: str) -> tuple[tuple[str, str], ...]:
         return tuple(sorted(self.stages[name].prompts(self.config, **json.loads(wildcards)).items()))
+
+    def _inputs_of(self, name: str, wildcards: str) -> dict[str, str]:
+        return {f"prompt_{key}": workflow_file(path, self.basedir) for key, path in self._prompts(name, wildcards)}
 
     def _code_of(self, name: str, wildcards: str) -> str:
         return code_hash(self.stages[name].script, self.basedir,
@@ -54,8 +58,7 @@ class StageWiring:
     def prompt_inputs(self, name: str, wildcards=None) -> dict[str, str]:
         """Named inputs `prompt_<name>` (scripts read them with irdata.prompts.named_prompts), as the
         working folder reaches the workflow's files."""
-        return {f"prompt_{key}": workflow_file(path, self.basedir)
-                for key, path in self._prompts(name, self._key(wildcards))}
+        return dict(self._inputs(name, self._key(wildcards)))
 
     def code(self, name: str, wildcards=None) -> str:
         return self._code(name, self._key(wildcards))
