@@ -48,7 +48,8 @@ def test_a_bad_input_is_one_line_in_the_log_and_on_the_terminal(workflow, tmp_pa
     lines = log.splitlines()
     assert len(lines) == 1, log
     assert lines[0].split(" ERROR validate_msmarco_inputs: ")[1] == (
-        "bad.tsv, line 2: expected 2 tab-separated fields (passage_id, text), found 1; 1 such line(s) in the file")
+        "InputError: bad.tsv, line 2: expected 2 tab-separated fields (passage_id, text), found 1; "
+        "1 such line(s) in the file")
     terminal = proc.stdout + proc.stderr
     assert lines[0] in terminal
     assert "Traceback" not in terminal, terminal[-4000:]

@@ -44,7 +44,7 @@ def rule_logging(snakemake, name: str | None = None):
     try:
         yield log
     except InputError as error:
-        log.error("%s", error, exc_info=os.environ.get(TRACEBACK_ENV) == "1")
+        log.error("%s: %s", type(error).__name__, error, exc_info=os.environ.get(TRACEBACK_ENV) == "1")
         raise SystemExit(1) from None
     except Exception:
         log.exception("rule %s failed", snakemake.rule)
