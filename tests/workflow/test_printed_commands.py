@@ -35,6 +35,8 @@ DOCS = ["README.md", *sorted(p.relative_to(REPO).as_posix() for p in (REPO / "do
 # outside the repository copy, the folders a command names are replaced by ones in the test's folder
 SHARED_URLS = "/shared/$USER/llm_urls"
 
+PRODUCTION_SHARDS = "shards: {train: 503, dev: 70}"
+
 RUN, DRY, CHECK, ABSENT, COLLECT, REPORT = "run", "dry-run", "check", "absent", "collect", "report"
 # How each printed command runs here:
 #   run      as printed (a command that only plans or lists)
@@ -160,6 +162,12 @@ def copy(tmp_path_factory):
     root = copy_repo(tmp_path_factory.mktemp("printed") / "wf")
     (root / ".venv").symlink_to((REPO / ".venv").resolve())
     production_inputs(root)
+    # the production commands plan 3 + 2 query shards here, not 503 + 70: the same rules and files at a
+    # hundredth of the planning time (the full plan's job counts: tests/workflow/test_production_config.py)
+    production = root / "config/production.yaml"
+    text = production.read_text()
+    assert text.count(PRODUCTION_SHARDS) == 1, "config/production.yaml's shards line moved: update the test"
+    production.write_text(text.replace(PRODUCTION_SHARDS, "shards: {train: 3, dev: 2}"))
     for block in printed()[1]:
         action = BLOCKS[(block.doc, block.first)]
         if isinstance(action, tuple):
