@@ -1,11 +1,14 @@
 # Builds the Doubting MS MARCO and 44b Eval releases. Only wiring here: rules in rules/,
 # logic in workflow_scripts/irdata/. See README.md.
+import os
+
 from snakemake.utils import min_version, validate
 
 min_version("9.0")
 
 
-configfile: "config.yaml"
+# the workflow folder's own config first, also when the working folder is elsewhere (-d DIR)
+configfile: os.path.join(workflow.basedir, "config.yaml")
 
 
 validate(config, "schemas/config.schema.yaml")

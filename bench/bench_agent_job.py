@@ -83,13 +83,14 @@ def build_dense(store, out, n, kind, ef_construction):
 def job(mode, passages, index_dir, dense_cfg, shard_queries, searches):
     """agent_search up to its first LLM call; memory after each step."""
     steps = {"start": memory_mb()}
+    from synthetic import tsv_text_store
+
     import irdata.annotate.agent  # noqa: F401  (what agent_search imports)
-    from irdata.annotate.passages import TextStore
     from irdata.passage_store import PassageStore
     from irdata.retrieval.search import Searcher
 
     steps["imports"] = memory_mb()
-    store = PassageStore(passages) if mode == "store" else TextStore.collection(passages)
+    store = PassageStore(passages) if mode == "store" else tsv_text_store(passages)
     steps["passages"] = memory_mb()
     cfg = {**settings(), "dense": dense_cfg}
     searcher = Searcher(cfg, bm25_dir=Path(index_dir) / "bm25", dense_dir=Path(index_dir) / "dense", threads=1)

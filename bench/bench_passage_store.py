@@ -24,15 +24,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from synthetic import MSMARCO, memory_mb, run_fresh, synthetic_table, write_tsv  # noqa: E402
+from synthetic import MSMARCO, memory_mb, run_fresh, synthetic_table, tsv_text_store, write_tsv  # noqa: E402
 
-from irdata.annotate.passages import TextStore  # noqa: E402
 from irdata.passage_store import PassageStore, write_passage_store  # noqa: E402
 
 
 def job(kind, source, pids):
     """What an LLM job does with the collection: open it, fetch passages by id."""
-    opener = {"textstore": TextStore.collection, "store": PassageStore}[kind]
+    opener = {"textstore": tsv_text_store, "store": PassageStore}[kind]
     base = memory_mb()
     start = time.perf_counter()
     store = opener(source)

@@ -106,6 +106,16 @@ def write_tsv(table: pa.Table, path: Path) -> None:
             fh.writelines(f"{i}\t{t}\n" for i, t in zip(batch.column(0).to_pylist(), batch.column(1).to_pylist()))
 
 
+def tsv_text_store(path):
+    """The passage store's named baseline: the collection TSV parsed whole into a TextStore, as the LLM
+    jobs held it before the store."""
+    from irdata.annotate.passages import TextStore
+    from irdata.msmarco_inputs import read_collection
+
+    table = read_collection(path)
+    return TextStore(table.column("passage_id"), table.column("text"))
+
+
 def memory_mb() -> dict:
     """This process's resident memory now: private (anonymous) and file-backed, in MB."""
     out = {}

@@ -5,10 +5,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(workflow.basedir) / "workflow_scripts"))
 
+from irdata.logs import TRACEBACK_ENV as _TRACEBACK_ENV
 from irdata.annotate.common import llm_params as _llm_params, retry_generation as _retry_generation
 from irdata.provenance import code_hash as _code_hash
 from irdata.shard_files import shard_file as _shard_file, shard_files as _shard_files
 from irdata.stages import StageWiring
+from irdata.workdir import resolve_config_inputs, workflow_file as _workflow_file
 
 # Config sections, each validated against schemas/<section>.schema.yaml (defaults filled in).
 CONFIG_SECTIONS = ["doubting", "annotation", "llm", "retrieval", "eval44b"]
@@ -18,6 +20,13 @@ for _section in CONFIG_SECTIONS:
         validate(config[_section], f"../schemas/{_section}.schema.yaml")
     except WorkflowError as error:
         raise WorkflowError(f"In config section {_section!r} (schemas/{_section}.schema.yaml):", error)
+
+# `snakemake -d DIR`: the config's input files that only the workflow folder holds (the demo's) are read
+# from there; outputs go to the working folder (irdata/workdir.py)
+resolve_config_inputs(config, workflow.basedir)
+
+# rule scripts log a bad input's traceback only when Snakemake's own --verbose asks (irdata/logs.py)
+os.environ[_TRACEBACK_ENV] = "1" if workflow.output_settings.verbose else "0"
 
 WORK = "work"
 DOUBTING = config["doubting"]
@@ -41,6 +50,11 @@ DOUBTING_CHECKED = {
 def code_hash(script, prompts=(), settings=None):
     """Param that changes exactly when the rule's script, imported modules, prompts or settings do."""
     return _code_hash(script, workflow.basedir, prompts=prompts, settings=settings)
+
+
+def workflow_file(path):
+    """A file of the workflow folder (a prompt, a resource) as a rule's input or param names it."""
+    return _workflow_file(path, workflow.basedir)
 
 
 def stage_settings(name):

@@ -112,7 +112,7 @@ E44_ARM_OWN = {
         "kind": "llm",
         "llm": EVAL44B["scoring"]["llm"],
         "llm_answer": llm_answer_settings("arm44b"),
-        "prompt": ARM44B_PROMPT,
+        "prompt": workflow_file(ARM44B_PROMPT),
     },
     **{
         f"cross_encoder-{spec['name']}": {"kind": "cross_encoder", "cross_encoder": spec}

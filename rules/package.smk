@@ -23,12 +23,7 @@ _LLM_RULES = [name for name in _GATED_RULES if _rule_splits(name)]
 DOUBTING_AUDIT_STATS = f"{WORK}/doubting/stats/audit_labels/audit.json"
 # code, prompt, env and schema files whose sha256 MANIFEST.json records (irdata.doubting.manifest)
 DOUBTING_PROMPTS = sorted(
-    {
-        path
-        for name in _LLM_RULES
-        for split in _rule_splits(name)
-        for path in STAGE.prompt_inputs(name, {"split": split}).values()
-    }
+    {path for name in _LLM_RULES for split in _rule_splits(name) for path in STAGE.prompt_paths(name, {"split": split})}
 )
 DOUBTING_CODE_FILES = _code_files(workflow.basedir, DOUBTING_PROMPTS)
 # the config the release depends on, defaults filled in, as recorded in MANIFEST.json: without the LLM

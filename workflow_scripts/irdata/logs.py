@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import resource
 import sys
 import time
+
+from .errors import InputError
+
+# set by the workflow (rules/common.smk) when Snakemake runs with --verbose: a bad input's traceback is
+# logged too; without it the one line that names the file, line and field is the whole message
+TRACEBACK_ENV = "IRDATA_TRACEBACK"
 
 
 def peak_rss_mb() -> float:
@@ -15,9 +22,12 @@ def peak_rss_mb() -> float:
 
 @contextlib.contextmanager
 def rule_logging(snakemake, name: str | None = None):
-    """Send logging (and uncaught errors) of a rule script to its first `log:` file.
+    """Send logging (and uncaught errors) of a rule script to its first `log:` file and to stderr.
 
-    Progress bars (tqdm) write to stderr, which Snakemake shows on the console.
+    A failure is logged once and the script exits with status 1, so Python prints no second traceback:
+    an InputError as its one line (file, line, field, what to do), with the traceback only under
+    Snakemake's --verbose; any other error with its traceback. Progress bars (tqdm) write to stderr,
+    which Snakemake shows on the console.
     """
     log_path = snakemake.log[0] if len(snakemake.log) else None
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
@@ -33,7 +43,10 @@ def rule_logging(snakemake, name: str | None = None):
     start = time.perf_counter()
     try:
         yield log
+    except InputError as error:
+        log.error("%s: %s", type(error).__name__, error, exc_info=os.environ.get(TRACEBACK_ENV) == "1")
+        raise SystemExit(1) from None
     except Exception:
         log.exception("rule %s failed", snakemake.rule)
-        raise
+        raise SystemExit(1) from None
     log.info("done in %.1f s, peak RSS %.0f MB", time.perf_counter() - start, peak_rss_mb())

@@ -13,6 +13,7 @@ from .annotate import agent, answers, audit, common, grading, wood
 from .doubting import gate
 from .provenance import code_hash
 from .stage import Stage
+from .workdir import workflow_file
 
 STAGES: dict[str, Stage] = {s.name: s for s in (agent.STAGE, grading.STAGE, answers.STAGE, wood.STAGE,
                                                   common.IDENTITY_STAGE, gate.STAGE, audit.STAGE)}
@@ -27,12 +28,16 @@ class StageWiring:
         self._settings = lru_cache(maxsize=None)(self._settings_of)
         self._prompts = lru_cache(maxsize=None)(self._prompts_of)
         self._code = lru_cache(maxsize=None)(self._code_of)
+        self._inputs = lru_cache(maxsize=None)(self._inputs_of)
 
     def _settings_of(self, name: str, wildcards: str) -> dict:
         return self.stages[name].settings(self.config, **json.loads(wildcards))
 
     def _prompts_of(self, name: str, wildcards: str) -> tuple[tuple[str, str], ...]:
         return tuple(sorted(self.stages[name].prompts(self.config, **json.loads(wildcards)).items()))
+
+    def _inputs_of(self, name: str, wildcards: str) -> dict[str, str]:
+        return {f"prompt_{key}": workflow_file(path, self.basedir) for key, path in self._prompts(name, wildcards)}
 
     def _code_of(self, name: str, wildcards: str) -> str:
         return code_hash(self.stages[name].script, self.basedir,
@@ -46,9 +51,14 @@ class StageWiring:
     def settings(self, name: str, wildcards=None) -> dict:
         return self._settings(name, self._key(wildcards))
 
+    def prompt_paths(self, name: str, wildcards=None) -> list[str]:
+        """The stage's prompt files relative to the workflow folder (as code hashes and MANIFEST.json name them)."""
+        return [path for _, path in self._prompts(name, self._key(wildcards))]
+
     def prompt_inputs(self, name: str, wildcards=None) -> dict[str, str]:
-        """Named inputs `prompt_<name>` (scripts read them with irdata.prompts.named_prompts)."""
-        return {f"prompt_{key}": path for key, path in self._prompts(name, self._key(wildcards))}
+        """Named inputs `prompt_<name>` (scripts read them with irdata.prompts.named_prompts), as the
+        working folder reaches the workflow's files."""
+        return dict(self._inputs(name, self._key(wildcards)))
 
     def code(self, name: str, wildcards=None) -> str:
         return self._code(name, self._key(wildcards))

@@ -12,6 +12,8 @@ Schema table's columns and types are generated from assemble.SCHEMAS.
 
 from __future__ import annotations
 
+import os
+
 import pyarrow as pa
 
 from ..grade_scale import GRADES
@@ -21,7 +23,7 @@ TITLE = "Doubting MS MARCO"
 MSMARCO_V1 = "msmarco-v1"
 # the keys of the config's `doubting` section the card reads (schemas/doubting.schema.yaml)
 CARD_KEYS = ("collection", "train_queries", "train_qrels", "dev_queries", "ids_refer_to", "corpus_description",
-             "license", "license_note", "paper")
+             "license", "license_note", "paper", "package_dir")
 TYPE_NAMES = {pa.string(): "string", pa.int8(): "int8", pa.int32(): "int32", pa.float64(): "float64",
               pa.bool_(): "bool"}
 # what datasets 5.2.0 raises when asked for a split with no rows
@@ -264,6 +266,10 @@ def render(stats: dict, version: str, repo_id: str, identity: dict, inputs: dict
     collection, train_q, dev_q = settings["collection"], settings["train_queries"], settings["dev_queries"]
     corpus = settings["corpus_description"]
 
+    def from_package(path):
+        """An input path of the build config as the package folder reaches it (the card's commands run there)."""
+        return path if os.path.isabs(path) else os.path.relpath(path, settings["package_dir"])
+
     def label(config, split):
         return f"{config} (default)" if config == default_config and split == configs[config][0] else config
 
@@ -347,11 +353,12 @@ can carry both an agent grade and an official-positive grade."""
 of `{collection}` ({size}{digest}), the query ids of `{train_q}` and `{dev_q}`. They are not MS MARCO ids:
 joining them with MS MARCO (ir_datasets msmarco-passage, BEIR msmarco) would attach unrelated passages.
 examples/join_text.py joins them with those files and needs only pyarrow; for the judgments config it keeps the
-origin column, because one pair can carry both an agent grade and an official-positive grade:
+origin column, because one pair can carry both an agent grade and an official-positive grade. From this folder, as
+built (the paths relative to it):
 
 ```
-python examples/join_text.py --config judgments --split dev --collection {collection} \\
-    --queries {dev_q} --out dev_judgments_text.parquet
+python examples/join_text.py --config judgments --split dev --collection {from_package(collection)} \\
+    --queries {from_package(dev_q)} --out dev_judgments_text.parquet
 ```"""
     license_id, license_note = settings["license"], settings["license_note"]
     no_strict = ("" if d["strict_queries"] else " This build has no strict dev pair: trec/dev.strict.qrels is empty, "

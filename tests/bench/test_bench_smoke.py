@@ -1,0 +1,41 @@
+"""Every benchmark in bench/ runs at a tiny size, so that none breaks while the README quotes its figures.
+A smoke run: it must finish and print its report; no timing is asserted. A new bench gets its line here."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+# each bench's tiny size: the smallest arguments that still take every path of its report
+SMOKE = {
+    "bench_agent_job.py": ["--sizes", "1000", "--shard-queries", "2", "--searches", "1"],
+    "bench_assemble.py": ["--train-queries", "300", "--shards", "2", "--dev-queries", "30", "--dev-shards", "1"],
+    "bench_bm25.py": ["--sizes", "2000", "--one-shot-max", "2000", "--queries", "5", "--reference-queries", "2"],
+    "bench_dag.py": ["--train", "4", "--dev", "2"],
+    "bench_dedup.py": ["--queries", "2000", "--heldout", "100"],
+    "bench_dense.py": ["--sizes", "2000", "--queries", "5", "--kinds", "flat", "hnsw", "hnsw_sq8", "ivf_pq",
+                       "--ef-search", "16", "--nprobe", "4", "--encode", "8"],
+    "bench_llm_client.py": ["--calls", "100", "--levels", "8", "--rounds", "1"],
+    "bench_passage_store.py": ["--sizes", "2000", "--fetches", "50"],
+    "bench_production_sim.py": ["--scale", "0.0005"],
+    # the demo's qrels name passages up to 12,000, all of which the synthetic collection must hold
+    "bench_validate.py": ["--sizes", "12000"],
+}
+
+
+def test_every_bench_has_a_smoke_run():
+    assert sorted(p.name for p in (REPO / "bench").glob("bench_*.py")) == sorted(SMOKE)
+
+
+@pytest.mark.parametrize("bench", sorted(SMOKE))
+def test_bench_runs_at_a_tiny_size(bench):
+    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    proc = subprocess.run([sys.executable, str(REPO / "bench" / bench), *SMOKE[bench]], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, f"{bench} {' '.join(SMOKE[bench])}:\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}"
+    assert proc.stdout.strip(), f"{bench} printed no report"

@@ -1,0 +1,124 @@
+"""The commands a user reads (README.md, docs/*.md, the generated dataset cards), extracted as printed, and
+the one way the tests run them: tests/workflow/test_printed_commands.py (the repository's documents) and
+tests/unit/test_card_commands.py (the cards)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+FENCE = re.compile(r"^```(\S*)\s*$")
+# an inline code span is a command when its first word is one of these programs
+PROGRAMS = {"snakemake", ".venv/bin/snakemake", ".venv/bin/python", "python", "bash", "sudo"}
+INLINE = re.compile(r"`([^`\n]+)`")
+SHELL_LANGUAGES = {"bash", "sh", "shell", ""}
+
+
+
+@dataclass(frozen=True)
+class Block:
+    doc: str  # the document's name
+    line: int  # 1-based line of the opening fence
+    language: str
+    lines: tuple[str, ...]
+
+    @property
+    def first(self) -> str:
+        return next((line for line in self.lines if line.strip()), "")
+
+
+def code_blocks(doc: str, text: str) -> list[Block]:
+    blocks, open_at, language, body = [], None, "", []
+    for number, line in enumerate(text.splitlines(), 1):
+        fence = FENCE.match(line)
+        if fence and open_at is None:
+            open_at, language, body = number, fence.group(1), []
+        elif fence and line.strip() == "```":
+            blocks.append(Block(doc, open_at, language, tuple(body)))
+            open_at = None
+        elif open_at is not None:
+            body.append(line)
+    if open_at is not None:
+        raise AssertionError(f"{doc}, line {open_at}: code block never closed")
+    return blocks
+
+
+def block_commands(block: Block) -> list[str]:
+    """The command lines of a shell block: continuation lines joined, comment-only lines dropped."""
+    commands, pending = [], ""
+    for line in block.lines:
+        if pending:
+            line = pending + " " + line.strip()
+            pending = ""
+        if line.rstrip().endswith("\\"):
+            pending = line.rstrip()[:-1].rstrip()
+            continue
+        if line.strip() and not line.lstrip().startswith("#"):
+            commands.append(line.strip())
+    return commands
+
+
+def inline_commands(text: str) -> list[str]:
+    """Inline code spans outside code blocks whose first word is a program (PROGRAMS)."""
+    prose = re.sub(r"^```.*?^```\s*$", "", text, flags=re.S | re.M)
+    return [span.strip() for span in INLINE.findall(prose) if span.split()[0] in PROGRAMS]
+
+
+def segments(command: str) -> list[tuple[str, str]]:
+    """The simple commands of a command line with the operator after each (|, ||, &&, ;, &, or a comment),
+    split outside quotes."""
+    out, start, quote, i = [], 0, None, 0
+    while i < len(command):
+        c = command[i]
+        if quote:
+            quote = None if c == quote else quote
+        elif c in "\"'":
+            quote = c
+        elif c == "#" and (i == 0 or command[i - 1].isspace()):
+            out.append((command[start:i], command[i:]))
+            return out
+        elif c in "|&;":
+            op = command[i:i + 2] if command[i:i + 2] in ("||", "&&") else c
+            out.append((command[start:i], op))
+            i += len(op)
+            start = i
+            continue
+        i += 1
+    out.append((command[start:], ""))
+    return out
+
+
+def dry(command: str) -> str:
+    """`command` with -n added to every snakemake invocation in it that lacks one (after its last option, so
+    that -n is not taken as a file of --configfile)."""
+    parts = []
+    for text, op in segments(command):
+        words = text.split()
+        if words and words[0] in ("snakemake", ".venv/bin/snakemake") and "-n" not in words:
+            text = text.rstrip() + " -n" + (" " if op else "")
+        parts.append(text + op)
+    return "".join(parts)
+
+
+def scripts_checked(command: str, root: Path) -> list[str]:
+    """`bash -n` of every shell script of the repository the command names (for commands not run here)."""
+    return [f"bash -n {shlex.quote(word)}" for word in shlex.split(command, comments=True)
+            if word.endswith((".sh", ".sbatch")) and (root / word).is_file()]
+
+
+def run_shell(command: str, cwd: Path, timeout: int = 600) -> subprocess.CompletedProcess:
+    """Run a command line in bash as a user of the repository's .venv would: .venv/bin first on PATH."""
+    venv_bin = str(Path(sys.executable).parent)
+    env = dict(os.environ, PATH=venv_bin + os.pathsep + os.environ.get("PATH", ""), HF_HUB_OFFLINE="1",
+               TRANSFORMERS_OFFLINE="1")
+    proc = subprocess.run(["bash", "-o", "pipefail", "-c", command], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=timeout)
+    if proc.returncode != 0:
+        raise AssertionError(f"`{command}` in {cwd} exited {proc.returncode}:\n{proc.stdout[-3000:]}\n"
+                             f"{proc.stderr[-5000:]}")
+    return proc
