@@ -72,6 +72,25 @@ def test_the_servers_check_refuses_a_model_name_the_server_does_not_serve(server
         run(go())
 
 
+def test_a_dead_url_beside_the_real_server_is_left_out(server_settings, caplog):
+    import logging
+
+    from llm_testlib import dead_url
+
+    caplog.set_level(logging.WARNING, logger="irdata.llm")
+    dead = dead_url()
+
+    async def go():
+        async with make_client({**server_settings, "base_urls": [dead, *server_settings["base_urls"]],
+                                "max_tokens": 4}) as c:
+            return await c.chat_many([[{"role": "user", "content": f"Say {w}."}] for w in ("yes", "no", "maybe")],
+                                     progress=False), c.stats
+
+    results, stats = run(go())
+    assert all(r.text.strip() for r in results) and stats.failures == 0 and stats.retries == 0
+    assert f"LLM server {dead} left out until it answers" in caplog.text
+
+
 def test_echo_without_bos_is_refused_as_misaligned(server_settings):
     async def go():
         async with make_client(server_settings) as c:

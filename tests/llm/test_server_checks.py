@@ -313,3 +313,15 @@ def test_log_likelihoods_do_not_wait_forever_when_only_a_misaligned_url_is_up():
 async def _ll(settings, pairs):
     async with make_client(settings) as c:
         return await c.loglikelihood_many(pairs, on_error="return", progress=False), c.stats
+
+
+def test_the_manifest_identity_comes_from_the_first_url_that_answers(fake_server):
+    from irdata.llm import load_settings
+    from irdata.llm.server_probes import server_identity
+
+    fake_server.served_models = ["fake"]
+    dead = dead_url()
+    assert server_identity(load_settings(fake_settings(dead, fake_server))) == {"version": None,
+                                                                               "models": [{"id": "fake"}]}
+    gone = server_identity(load_settings(fake_settings(dead)))
+    assert gone["version"] is None and dead in gone["unreachable"]

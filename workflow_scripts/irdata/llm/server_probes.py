@@ -182,22 +182,26 @@ class ServerProbes:
 
 
 def server_identity(s: LLMSettings) -> dict:
-    """Server identity for the manifest: vLLM's /version and the served models. Best effort:
-    an unreachable server is recorded as such, not an error (a journaled rerun needs none)."""
+    """Server identity for the manifest: vLLM's /version and the served models, from the first
+    base URL that answers (one may be down). Best effort: unreachable servers are recorded as
+    such, not an error (a journaled rerun needs none)."""
     import httpx
 
-    root = s.base_urls[0].rstrip("/").removesuffix("/v1")
-    info: dict = {"version": None}
     headers = {"Authorization": f"Bearer {os.environ.get(s.api_key_env, '')}"} if s.api_key_env else {}
-    try:
-        with httpx.Client(timeout=min(10.0, s.timeout_s), headers=headers) as h:
-            r = h.get(f"{root}/version")
-            if r.status_code == 200 and "version" in r.text:
-                info["version"] = r.json().get("version")
-            r = h.get(f"{root}/v1/models")
-            if r.status_code == 200:
-                info["models"] = [{k: m.get(k) for k in ("id", "owned_by", "max_model_len") if k in m}
-                                  for m in r.json().get("data", [])]
-    except Exception as e:  # recorded, not raised: see docstring
-        info["unreachable"] = f"{type(e).__name__}: {e}"
-    return info
+    unreachable = []
+    for url in s.base_urls:
+        root = url.rstrip("/").removesuffix("/v1")
+        info: dict = {"version": None}
+        try:
+            with httpx.Client(timeout=min(10.0, s.timeout_s), headers=headers) as h:
+                r = h.get(f"{root}/version")
+                if r.status_code == 200 and "version" in r.text:
+                    info["version"] = r.json().get("version")
+                r = h.get(f"{root}/v1/models")
+                if r.status_code == 200:
+                    info["models"] = [{k: m.get(k) for k in ("id", "owned_by", "max_model_len") if k in m}
+                                      for m in r.json().get("data", [])]
+            return info
+        except Exception as e:  # recorded, not raised: see docstring
+            unreachable.append(f"{url}: {type(e).__name__}: {e}")
+    return {"version": None, "unreachable": "; ".join(unreachable)}
