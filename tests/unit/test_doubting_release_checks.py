@@ -28,7 +28,7 @@ def stats(tmp_path: Path, name: str, units: str, total: int, by_kind: dict, retr
     failed = sum(by_kind.values())
     path.write_text(json.dumps({"failures": {
         "units": units, "total": total, "failed": failed, "retryable": failed if retryable is None else retryable,
-        "by_kind": by_kind}, **summary}))
+        "by_kind": by_kind}, "llm": {"tokens": {}}, **summary}))
     return str(path)
 
 

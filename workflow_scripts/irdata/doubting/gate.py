@@ -18,9 +18,9 @@ from pathlib import Path
 
 from ..atomic import write_json_atomic
 from ..errors import InputError
-from ..llm.results import TOKEN_FIELDS, add_tokens
 from ..shard_files import rule_splits
 from ..stage import Stage, canonical
+from ..token_counts import TOKEN_FIELDS, add_tokens
 
 # the LLM rules, in pipeline order; each is the config key of its limit (annotation.failure_limits)
 STAGES = ("agent_search", "grade", "generate_answer", "wood", "audit_labels")

@@ -21,6 +21,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from ..token_counts import TOKEN_FIELDS
 from .actions import ToolCall
 
 # Which way a grade was constrained (GradeResult.path, Stats.grade_paths).
@@ -56,16 +57,6 @@ class GradeResult:
 
 def _count(d: dict, key: str, n: int = 1) -> None:
     d[key] = d.get(key, 0) + n
-
-
-# The token counts kept per call kind (op: chat, grade, loglikelihood), in Stats.tokens and the stats files.
-TOKEN_FIELDS = ("calls", "prompt_tokens", "completion_tokens", "cached_prompt_tokens", "calls_without_usage")
-
-
-def add_tokens(into: dict, counts: dict) -> None:
-    """Sum one op's token counts (TOKEN_FIELDS) into another's: stats files summed by stage."""
-    for k in TOKEN_FIELDS:
-        into[k] = into.get(k, 0) + counts.get(k, 0)
 
 
 def _by_kind(d: dict) -> str:
