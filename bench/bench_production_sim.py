@@ -15,9 +15,10 @@ index below retrieval.dense.hnsw_threshold here, an HNSW-SQ8 build at full size:
 Tokens: each server counts them as vLLM does, with the demo model's tokenizer (SmolLM2's; a 35B model's
 differs by some percent) and a prefix cache of --cache-blocks blocks of --block-size tokens per server;
 the build's llm.base_urls are all --servers servers and llm.routing is --routing. The JSON's `tokens`
-are the release gate's sums per stage (calls made, prompt, completion and cached prompt tokens), with
-tokens per 1,000 of the stage's units; GPU-hours at --prefill-tps and --decode-tps (tokens/s of one
-server) are (prompt - cached) / prefill + completion / decode, extrapolated to the full build. With
+are the LLM jobs' sums per stage (calls made, prompt, completion and cached prompt tokens: what the
+release gate sums), per split with tokens per 1,000 of the stage's units, and extrapolated to the full
+build split by split (`full_build`); GPU-hours at --prefill-tps and --decode-tps (tokens/s of one
+server under load) are (prompt - cached) / prefill + completion / decode of the full build. With
 --baseline the LLM stages are then run again on fresh servers (empty caches) with a fresh journal and
 llm.routing least_busy, and the JSON gains `baseline` (its tokens) and `uncached_vs_baseline`.
 """
@@ -105,29 +106,43 @@ def stage_costs(root: Path) -> dict:
     return dict(costs)
 
 
-def token_table(gate: dict, factor: float, prefill_tps: float | None, decode_tps: float | None) -> tuple:
-    """(tokens per stage, their total) from the release gate's record (work/doubting/failures.json)."""
-    stages, total = {}, dict.fromkeys(TOKEN_KEYS, 0)
-    for stage, t in gate["tokens"].items():
-        units = gate["stages"][stage]["total"]
-        row = {k: t[k] for k in TOKEN_KEYS}
-        for k in TOKEN_KEYS:
-            total[k] += t[k]
-        row["units"], row["unit"] = units, gate["stages"][stage]["units"]
-        row["per_1000_units"] = {k: round(t[k] * 1000 / units) for k in TOKEN_KEYS[1:]} if units else None
+def token_table(root: Path, factors: dict[str, float], prefill_tps: float | None, decode_tps: float | None) -> tuple:
+    """(tokens per stage, their total), from the LLM jobs' stats files (what the release gate sums), per
+    split and extrapolated to the full build split by split (train and dev episodes differ by far)."""
+    stages, total = {}, {**dict.fromkeys(TOKEN_KEYS, 0), "full_build": dict.fromkeys(TOKEN_KEYS, 0)}
+    for stage in LLM_RULES:
+        row = {**dict.fromkeys(TOKEN_KEYS, 0), "full_build": dict.fromkeys(TOKEN_KEYS, 0), "splits": {}}
+        for split, factor in factors.items():
+            t, units = dict.fromkeys(TOKEN_KEYS, 0), 0
+            for path in sorted((root / "work/doubting/stats" / stage / split).glob("*.json")):
+                record = json.loads(path.read_text())
+                units += record["failures"]["total"]
+                for counts in record["llm"]["tokens"].values():
+                    for k in TOKEN_KEYS:
+                        t[k] += counts[k]
+            if not units:
+                continue
+            row["splits"][split] = {**t, "units": units,
+                                    "per_1000_units": {k: round(t[k] * 1000 / units) for k in TOKEN_KEYS[1:]}}
+            for k in TOKEN_KEYS:
+                row[k] += t[k]
+                row["full_build"][k] += round(t[k] * factor)
+                total[k] += t[k]
+                total["full_build"][k] += round(t[k] * factor)
         stages[stage] = row
     for row in (*stages.values(), total):
         prompt = row["prompt_tokens"]
         row["cached_share"] = round(row["cached_prompt_tokens"] / prompt, 3) if prompt else 0.0
         row["uncached_prompt_tokens"] = row["prompt_tokens"] - row["cached_prompt_tokens"]
+        full = row["full_build"]
         if prefill_tps and decode_tps:
-            row["full_gpu_h"] = round((row["uncached_prompt_tokens"] / prefill_tps
-                                       + row["completion_tokens"] / decode_tps) * factor / 3600, 1)
+            row["full_gpu_h"] = round(((full["prompt_tokens"] - full["cached_prompt_tokens"]) / prefill_tps
+                                       + full["completion_tokens"] / decode_tps) / 3600)
     return stages, total
 
 
-def build(root: Path, args, shards: int, routing: str, *extra: str) -> tuple[float, list[int], dict]:
-    """One `snakemake doubting` on fresh servers: (wall s, requests per server, the gate's record)."""
+def build(root: Path, args, shards: int, routing: str, *extra: str) -> tuple[float, list[int]]:
+    """One `snakemake doubting` on fresh servers: (wall s, requests per server)."""
     servers = [ModelServer(agent_policy="deep", prefix_cache_blocks=args.cache_blocks, block_size=args.block_size)
                for _ in range(args.servers)]
     try:
@@ -142,7 +157,7 @@ def build(root: Path, args, shards: int, routing: str, *extra: str) -> tuple[flo
             server.close()
     if proc.returncode != 0:
         sys.exit(f"the simulated build failed (see {root}/logs):\n{proc.stderr[-3000:]}")
-    return wall, [len(s.log) for s in servers], json.loads((root / "work/doubting/failures.json").read_text())
+    return wall, [len(s.log) for s in servers]
 
 
 def main() -> None:
@@ -167,15 +182,16 @@ def main() -> None:
     base = args.dir or Path(tempfile.mkdtemp(prefix="irdata-sim."))
     root = copy_repo(base / "wf")
     write_inputs(root, passages, train, dev)
-    wall, per_server, gate = build(root, args, shards, args.routing)
+    wall, per_server = build(root, args, shards, args.routing)
     manifest = json.loads((root / "results/doubting-ms-marco/MANIFEST.json").read_text())
     costs = stage_costs(root)
     factor_passages, factor_queries = MSMARCO / passages, TRAIN_QUERIES / train
-    tokens, tokens_total = token_table(gate, factor_queries, args.prefill_tps, args.decode_tps)
+    factors = {"train": factor_queries, "dev": DEV_QUERIES / dev}
+    tokens, tokens_total = token_table(root, factors, args.prefill_tps, args.decode_tps)
     baseline = None
     if args.baseline:
-        _, base_per_server, base_gate = build(root, args, shards, "least_busy", "--forcerun", *LLM_RULES)
-        base_tokens, base_total = token_table(base_gate, factor_queries, args.prefill_tps, args.decode_tps)
+        _, base_per_server = build(root, args, shards, "least_busy", "--forcerun", *LLM_RULES)
+        base_tokens, base_total = token_table(root, factors, args.prefill_tps, args.decode_tps)
         baseline = {"routing": "least_busy", "calls_per_server": base_per_server, "tokens": base_tokens,
                     "tokens_total": base_total,
                     "uncached_vs_baseline": round(tokens_total["uncached_prompt_tokens"]
