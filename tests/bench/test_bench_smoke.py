@@ -22,7 +22,8 @@ SMOKE = {
                        "--ef-search", "16", "--nprobe", "4", "--encode", "8"],
     "bench_llm_client.py": ["--calls", "100", "--levels", "8", "--rounds", "1"],
     "bench_passage_store.py": ["--sizes", "2000", "--fetches", "50"],
-    "bench_production_sim.py": ["--scale", "0.0005"],
+    # the smallest scale: 1,768 passages, 101 train queries in 1 shard, 10 dev queries, production's budgets
+    "bench_production_sim.py": ["--scale", "0.0002"],
     # the demo's qrels name passages up to 12,000, all of which the synthetic collection must hold
     "bench_validate.py": ["--sizes", "12000"],
 }
@@ -32,7 +33,12 @@ def test_every_bench_has_a_smoke_run():
     assert sorted(p.name for p in (REPO / "bench").glob("bench_*.py")) == sorted(SMOKE)
 
 
-@pytest.mark.parametrize("bench", sorted(SMOKE))
+# a whole Snakemake build (the rest are single processes): with the end-to-end tests
+END_TO_END = {"bench_production_sim.py"}
+
+
+@pytest.mark.parametrize("bench", [pytest.param(b, marks=pytest.mark.workflow) if b in END_TO_END else b
+                                   for b in sorted(SMOKE)])
 def test_bench_runs_at_a_tiny_size(bench):
     env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     proc = subprocess.run([sys.executable, str(REPO / "bench" / bench), *SMOKE[bench]], cwd=REPO, env=env,
