@@ -4,10 +4,23 @@ from __future__ import annotations
 
 import pytest
 
-from repo_copy import copy_repo
+from repo_copy import REPO, TINY_DEMO, copy_repo
 from workflow_run import Workflow
 
 
 @pytest.fixture
 def workflow(tmp_path) -> Workflow:
     return Workflow(copy_repo(tmp_path / "wf"))
+
+
+@pytest.fixture(scope="session")
+def served_wf(tmp_path_factory) -> Workflow:
+    """The tiny demo with its indexes and first stages built once for every test whose LLM stages run against
+    servers of the tests' own (tests/model_server.py): each such test names its own model, journal folder and
+    release version in an `llm:` overlay, so their builds share the indexes and keep their LLM outputs apart."""
+    wf = Workflow(copy_repo(tmp_path_factory.mktemp("served") / "wf"))
+    wf.args = ("--configfile", "config.yaml", str(TINY_DEMO.relative_to(REPO)))
+    indexes = [f"work/index/msmarco/{kind}/settings.json" for kind in ("bm25", "dense")]
+    wf.snakemake("--profile", "profiles/local", "--cores", "2", *indexes, "work/doubting/inputs.json",
+                 "work/doubting/shards/dev/0000.txt", *wf.args, timeout=1800)
+    return wf

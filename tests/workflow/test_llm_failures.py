@@ -15,7 +15,6 @@ import pytest
 import yaml
 
 from model_server import ModelServer
-from repo_copy import REPO, TINY_DEMO, copy_repo
 from workflow_run import Workflow
 
 pytestmark = pytest.mark.workflow
@@ -25,14 +24,9 @@ PUBLISHED = "work/doubting/published.json"  # the package rule's record: the tar
 LEDGER = "work/doubting-release-ledger.json"
 
 
-@pytest.fixture(scope="module")
-def wf(tmp_path_factory) -> Workflow:
-    wf = Workflow(copy_repo(tmp_path_factory.mktemp("faults") / "wf"))
-    wf.args = ("--configfile", "config.yaml", str(TINY_DEMO.relative_to(REPO)))
-    indexes = [f"work/index/msmarco/{kind}/settings.json" for kind in ("bm25", "dense")]
-    wf.snakemake("--profile", "profiles/local", "--cores", "2", *indexes, "work/doubting/inputs.json",
-                 "work/doubting/shards/dev/0000.txt", *wf.args, timeout=1800)
-    return wf
+@pytest.fixture
+def wf(served_wf) -> Workflow:
+    return served_wf  # tests/workflow/conftest.py
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ import pytest
 import yaml
 
 from model_server import ModelServer
-from repo_copy import REPO, TINY_DEMO, copy_repo
 from workflow_run import Workflow
 
 pytestmark = pytest.mark.workflow
@@ -18,11 +17,9 @@ PACKAGE = "results/doubting-ms-marco"
 LLM_RULES = ("agent_search", "grade", "generate_answer", "wood", "audit_labels", "llm_identity")
 
 
-@pytest.fixture(scope="module")
-def wf(tmp_path_factory) -> Workflow:
-    wf = Workflow(copy_repo(tmp_path_factory.mktemp("routing") / "wf"))
-    wf.args = ("--configfile", "config.yaml", str(TINY_DEMO.relative_to(REPO)))
-    return wf
+@pytest.fixture
+def wf(served_wf) -> Workflow:
+    return served_wf  # tests/workflow/conftest.py
 
 
 def build(wf, servers, journal: str, *extra):

@@ -10,21 +10,15 @@ import time
 import pytest
 
 from model_server import ModelServer
-from repo_copy import REPO, TINY_DEMO, copy_repo
 from workflow.test_llm_failures import LEDGER, PACKAGE, PUBLISHED, build
 from workflow_run import Workflow
 
 pytestmark = pytest.mark.workflow
 
 
-@pytest.fixture(scope="module")
-def wf(tmp_path_factory) -> Workflow:
-    wf = Workflow(copy_repo(tmp_path_factory.mktemp("mistakes") / "wf"))
-    wf.args = ("--configfile", "config.yaml", str(TINY_DEMO.relative_to(REPO)))
-    indexes = [f"work/index/msmarco/{kind}/settings.json" for kind in ("bm25", "dense")]
-    wf.snakemake("--profile", "profiles/local", "--cores", "2", *indexes, "work/doubting/inputs.json",
-                 "work/doubting/shards/dev/0000.txt", *wf.args, timeout=1800)
-    return wf
+@pytest.fixture
+def wf(served_wf) -> Workflow:
+    return served_wf  # tests/workflow/conftest.py
 
 
 def test_a_server_without_a_tool_parser_stops_at_the_gate_and_publishes_nothing(wf):

@@ -19,7 +19,6 @@ import pytest
 import yaml
 
 from model_server import ModelServer, free_port
-from repo_copy import REPO, TINY_DEMO, copy_repo
 from workflow_run import Workflow
 
 pytestmark = pytest.mark.workflow
@@ -27,14 +26,9 @@ pytestmark = pytest.mark.workflow
 PACKAGE = "results/doubting-ms-marco"
 
 
-@pytest.fixture(scope="module")
-def wf(tmp_path_factory) -> Workflow:
-    wf = Workflow(copy_repo(tmp_path_factory.mktemp("mistakes") / "wf"))
-    wf.args = ("--configfile", "config.yaml", str(TINY_DEMO.relative_to(REPO)))
-    indexes = [f"work/index/msmarco/{kind}/settings.json" for kind in ("bm25", "dense")]
-    wf.snakemake("--profile", "profiles/local", "--cores", "2", *indexes, "work/doubting/inputs.json",
-                 "work/doubting/shards/dev/0000.txt", *wf.args, timeout=1800)
-    return wf
+@pytest.fixture
+def wf(served_wf) -> Workflow:
+    return served_wf  # tests/workflow/conftest.py
 
 
 def build(wf, name, base_urls, *, check=True, llm=None):
