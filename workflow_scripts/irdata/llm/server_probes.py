@@ -87,16 +87,23 @@ class ServerProbes:
             ids = ids[len(bos):]  # llama-cpp-python always adds the model's BOS there
         return ids
 
-    async def _structured_works(self, field: str) -> tuple[bool, str]:
-        fields = {**self._decoding, "max_tokens": 8,
-                  field: {"choice": _PROBE_CHOICES} if field == "structured_outputs" else _PROBE_CHOICES}
+    async def _probe_reply(self, fields: dict) -> tuple[str, str | None]:
+        """(the reply to a probe request, the kind of a refusal or None). Transient failures raise: a
+        loaded server is not one without the feature, and the probe is tried again later."""
         try:
             data = await self.pool.post("chat", fields, _PROBE_MESSAGES)
         except RequestFailed as e:
             if e.kind in REFUSALS:
-                return False, f"`{field}` refused ({e.kind})"
+                return "", e.kind
             raise
-        reply = (data["choices"][0].get("message") or {}).get("content") or ""
+        return (data["choices"][0].get("message") or {}).get("content") or "", None
+
+    async def _structured_works(self, field: str) -> tuple[bool, str]:
+        fields = {**self._decoding, "max_tokens": 8,
+                  field: {"choice": _PROBE_CHOICES} if field == "structured_outputs" else _PROBE_CHOICES}
+        reply, refused = await self._probe_reply(fields)
+        if refused:
+            return False, f"`{field}` refused ({refused})"
         if reply.strip() in _PROBE_CHOICES:
             return True, ""
         return False, f"`{field}` ignored (probe reply {reply[:30]!r})"
@@ -111,13 +118,9 @@ class ServerProbes:
                 return None, f"choice {c!r} is {len(ids)} tokens ({ids}) for this model"
             bias[str(ids[0])] = 100
         fields = {**self._decoding, "max_tokens": 1, "logit_bias": bias}
-        try:
-            data = await self.pool.post("chat", fields, _PROBE_MESSAGES)
-        except RequestFailed as e:
-            if e.kind in REFUSALS:
-                return None, f"logit_bias refused ({e.kind})"
-            raise
-        reply = (data["choices"][0].get("message") or {}).get("content") or ""
+        reply, refused = await self._probe_reply(fields)
+        if refused:
+            return None, f"logit_bias refused ({refused})"
         if reply.strip() not in choices:
             return None, f"logit_bias ignored (probe reply {reply[:30]!r})"
         return bias, ""
