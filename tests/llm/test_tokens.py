@@ -144,8 +144,8 @@ def _stats_file(path, tokens: dict):
 def test_tokens_summed_per_stage_and_the_manifest_keeps_what_routing_cannot_change(tmp_path):
     one = {"calls": 2, "prompt_tokens": 100, "completion_tokens": 2, "cached_prompt_tokens": 32,
            "calls_without_usage": 0}
-    files = {"grade": [_stats_file(tmp_path / "a.json", {"grade": one}),
-                       _stats_file(tmp_path / "b.json", {"grade": one, "chat": one})]}
+    files = {("grade", "train"): [_stats_file(tmp_path / "a.json", {"grade": one})],
+             ("grade", "dev"): [_stats_file(tmp_path / "b.json", {"grade": one, "chat": one})]}
     tokens = collect_tokens(files)
     assert tokens["grade"]["prompt_tokens"] == 300 and tokens["grade"]["cached_prompt_tokens"] == 96
     assert tokens["grade"]["by_op"]["grade"]["calls"] == 4 and tokens["grade"]["by_op"]["chat"]["calls"] == 2
@@ -158,4 +158,4 @@ def test_tokens_summed_per_stage_and_the_manifest_keeps_what_routing_cannot_chan
     bad = tmp_path / "old.json"
     bad.write_text(json.dumps({"stage": "grade", "failures": {}, "llm": {"calls": 1}}))
     with pytest.raises(InputError, match="llm.tokens"):
-        collect_tokens({"grade": [str(bad)]})
+        collect_tokens({("grade", "train"): [str(bad)]})
