@@ -9,11 +9,11 @@ import pytest
 import yaml
 
 from model_server import ModelServer
+from workflow.test_llm_failures import PACKAGE, PUBLISHED
 from workflow_run import Workflow
 
 pytestmark = pytest.mark.workflow
 
-PACKAGE = "results/doubting-ms-marco"
 LLM_RULES = ("agent_search", "grade", "generate_answer", "wood", "audit_labels", "llm_identity")
 
 
@@ -29,7 +29,7 @@ def build(wf, servers, journal: str, *extra):
                "doubting": {"version": "v-routing"}}
     path = wf.root / f"{journal}.yaml"
     path.write_text(yaml.safe_dump(overlay))
-    wf.snakemake("--profile", "profiles/local", "--cores", "2", PACKAGE, *wf.args, path.name, *extra, timeout=2400)
+    wf.snakemake("--profile", "profiles/local", "--cores", "2", PUBLISHED, *wf.args, path.name, *extra, timeout=2400)
     package = wf.root / PACKAGE
     files = {p.relative_to(package).as_posix(): p.read_bytes() for p in sorted(package.rglob("*")) if p.is_file()}
     return files, json.loads((wf.root / "work/doubting/failures.json").read_text())

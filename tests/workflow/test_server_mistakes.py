@@ -19,11 +19,11 @@ import pytest
 import yaml
 
 from model_server import ModelServer, free_port
+from workflow.test_llm_failures import PACKAGE, PUBLISHED
 from workflow_run import Workflow
 
 pytestmark = pytest.mark.workflow
 
-PACKAGE = "results/doubting-ms-marco"
 
 
 @pytest.fixture
@@ -40,7 +40,7 @@ def build(wf, name, base_urls, *, check=True, llm=None):
     path = wf.root / f"{name}.yaml"
     path.write_text(yaml.safe_dump(overlay))
     t0 = time.monotonic()
-    proc = wf.snakemake("--profile", "profiles/local", "--cores", "2", PACKAGE, *wf.args, path.name, check=check,
+    proc = wf.snakemake("--profile", "profiles/local", "--cores", "2", PUBLISHED, *wf.args, path.name, check=check,
                         timeout=1800)
     return proc, time.monotonic() - t0
 
