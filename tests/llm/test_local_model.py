@@ -134,14 +134,13 @@ def test_text_tool_protocol_with_the_real_model(local_settings):
 
     async def go():
         async with make_client(local_settings) as c:
-            return await c.chat(messages, tools=TOOLS, max_tokens=40)
+            # room for the longest action the grammar allows (a smaller cap is refused: tool_grammar)
+            return await c.chat(messages, tools=TOOLS, max_tokens=96)
 
     res = run(go())
-    # A 135M model may or may not follow the protocol: every outcome must be well formed.
-    assert isinstance(res.text, str)
-    for call in res.tool_calls:
-        assert call.name == "search" and isinstance(call.arguments, dict)
-    assert res.tool_calls or res.protocol_error or res.text.strip()
+    # the action grammar holds the reply to one call of a known tool with object arguments
+    assert [call.name for call in res.tool_calls] == ["search"] and isinstance(res.tool_calls[0].arguments, dict)
+    assert res.protocol_error is None
 
 
 def test_rerun_with_journal_calls_nothing(local_settings, tmp_path):
