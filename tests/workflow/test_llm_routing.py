@@ -44,7 +44,9 @@ def test_one_server_or_three_give_the_same_release_byte_for_byte(wf):
     finally:
         for s in servers:
             s.close()
-    assert all(s.received("agent") and s.received("grade") for s in servers)
+    assert servers[0].received("agent") and servers[0].received("grade")
+    # which of the three a query hashes to depends on their ports (tests/llm/test_tokens.py checks the spread)
+    assert all(any(s.received(kind) for s in servers[1:]) for kind in ("agent", "grade"))
     assert sorted(one) == sorted(three)
     assert [name for name in one if one[name] != three[name]] == []
 
