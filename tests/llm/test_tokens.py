@@ -11,7 +11,7 @@ import time
 import pytest
 from llm_testlib import fake_settings, run
 
-from irdata.doubting.gate import collect_tokens
+from irdata.doubting.gate import collect_tokens, read_stats
 from irdata.doubting.manifest import llm_tokens
 from irdata.errors import InputError
 from irdata.llm import Stats, load_settings, make_client
@@ -146,7 +146,7 @@ def test_tokens_summed_per_stage_and_the_manifest_keeps_what_routing_cannot_chan
            "calls_without_usage": 0}
     files = {("grade", "train"): [_stats_file(tmp_path / "a.json", {"grade": one})],
              ("grade", "dev"): [_stats_file(tmp_path / "b.json", {"grade": one, "chat": one})]}
-    tokens = collect_tokens(files)
+    tokens = collect_tokens(read_stats(files))
     assert tokens["grade"]["prompt_tokens"] == 300 and tokens["grade"]["cached_prompt_tokens"] == 96
     assert tokens["grade"]["by_op"]["grade"]["calls"] == 4 and tokens["grade"]["by_op"]["chat"]["calls"] == 2
     assert tokens["wood"]["calls"] == 0
@@ -158,4 +158,4 @@ def test_tokens_summed_per_stage_and_the_manifest_keeps_what_routing_cannot_chan
     bad = tmp_path / "old.json"
     bad.write_text(json.dumps({"stage": "grade", "failures": {}, "llm": {"calls": 1}}))
     with pytest.raises(InputError, match="llm.tokens"):
-        collect_tokens({("grade", "train"): [str(bad)]})
+        read_stats({("grade", "train"): [str(bad)]})

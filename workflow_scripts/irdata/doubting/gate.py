@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..atomic import write_json_atomic
@@ -48,32 +49,51 @@ def input_name(stage: str, split: str) -> str:
     return f"{stage}__{split}"
 
 
-def _read_stats(path) -> dict:
+@dataclass(frozen=True)
+class JobStats:
+    """What the gate reads of one LLM job's stats file."""
+    path: str
+    failures: dict
+    grade_paths: dict | None
+    tokens: dict  # {op: TOKEN_FIELDS}
+
+
+def read_job_stats(path) -> JobStats:
     try:
         record = json.loads(Path(path).read_text(encoding="utf-8"))
-        return {"failures": record["failures"], "grade_paths": record.get("grade_paths")}
+        failures, grade_paths = record["failures"], record.get("grade_paths")
     except (OSError, ValueError, KeyError) as exc:
         raise InputError(path, f"not a stats file of an LLM job ({exc}); rerun the job that writes it") from exc
+    try:
+        tokens = record["llm"]["tokens"]
+    except (KeyError, TypeError) as exc:
+        raise InputError(path, f"not a stats file of an LLM job with token counts (field llm.tokens: {exc}); "
+                               "rerun the job that writes it", field="llm.tokens") from exc
+    return JobStats(str(path), failures, grade_paths, tokens)
 
 
-def _sum_jobs(paths: list[str]) -> dict:
+def read_stats(stats_files: dict[tuple[str, str], list[str]]) -> dict[tuple[str, str], list[JobStats]]:
+    """Each job's stats file, read once, keyed by (stage, split)."""
+    return {key: [read_job_stats(p) for p in paths] for key, paths in stats_files.items()}
+
+
+def _sum_jobs(jobs: list[JobStats]) -> dict:
     """{units, jobs, total, failed, retryable, fraction, by_kind, jobs_with_failures[, grade_paths]} of some jobs."""
     total = failed = retryable = 0
     by_kind: Counter = Counter()
     paths_used: Counter = Counter()
     units, failing_jobs, has_paths = None, [], False
-    for path in paths:
-        stats = _read_stats(path)
-        f = stats["failures"]
+    for job in jobs:
+        f = job.failures
         units = f["units"]
         total, failed, retryable = total + f["total"], failed + f["failed"], retryable + f["retryable"]
         by_kind.update(f["by_kind"])
-        if stats["grade_paths"] is not None:
+        if job.grade_paths is not None:
             has_paths = True
-            paths_used.update(stats["grade_paths"])
+            paths_used.update(job.grade_paths)
         if f["failed"]:
-            failing_jobs.append(str(path))
-    out = {"units": units, "jobs": len(paths), "total": total, "failed": failed, "retryable": retryable,
+            failing_jobs.append(job.path)
+    out = {"units": units, "jobs": len(jobs), "total": total, "failed": failed, "retryable": retryable,
            "fraction": failed / total if total else 0.0, "by_kind": dict(sorted(by_kind.items())),
            "jobs_with_failures": sorted(failing_jobs)}
     if has_paths:
@@ -81,17 +101,17 @@ def _sum_jobs(paths: list[str]) -> dict:
     return out
 
 
-def collect_failures(stats_files: dict[tuple[str, str], list[str]]) -> dict:
+def collect_failures(stats: dict[tuple[str, str], list[JobStats]]) -> dict:
     """{stage: {the sums over its jobs, splits: {split: the sums over that split's jobs}}} over the jobs'
     stats, keyed by (stage, split); a stage without jobs (no audit configured) is left out."""
     out = {}
     for stage in STAGES:
-        splits = {split: stats_files.get((stage, split), []) for split in stage_splits(stage)}
+        splits = {split: stats.get((stage, split), []) for split in stage_splits(stage)}
         if not any(splits.values()):
             continue
-        record = _sum_jobs([p for paths in splits.values() for p in paths])
+        record = _sum_jobs([job for jobs in splits.values() for job in jobs])
         record.pop("grade_paths", None)  # kept per split only: a path count is only meaningful within one
-        record["splits"] = {split: _sum_jobs(paths) for split, paths in splits.items() if paths}
+        record["splits"] = {split: _sum_jobs(jobs) for split, jobs in splits.items() if jobs}
         out[stage] = record
     return out
 
@@ -122,22 +142,14 @@ def _hints(kinds: set[str], journal_dir: str) -> list[str]:
     return hints
 
 
-def _read_tokens(path) -> dict:
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))["llm"]["tokens"]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise InputError(path, f"not a stats file of an LLM job with token counts (field llm.tokens: {exc}); "
-                               "rerun the job that writes it", field="llm.tokens") from exc
-
-
-def collect_tokens(stats_files: dict[tuple[str, str], list[str]]) -> dict:
+def collect_tokens(stats: dict[tuple[str, str], list[JobStats]]) -> dict:
     """{stage: {TOKEN_FIELDS summed over the stage's jobs, by_op: {op: TOKEN_FIELDS}}}: the tokens the
     calls of each job's last run spent (journal hits spend none; cached: as the servers reported)."""
     out = {}
     for stage in STAGES:
         total, by_op = dict.fromkeys(TOKEN_FIELDS, 0), {}
-        for path in (p for (name, _), paths in sorted(stats_files.items()) if name == stage for p in paths):
-            for op, counts in _read_tokens(path).items():
+        for job in (job for (name, _), jobs in sorted(stats.items()) if name == stage for job in jobs):
+            for op, counts in job.tokens.items():
                 add_tokens(total, counts)
                 add_tokens(by_op.setdefault(op, dict.fromkeys(TOKEN_FIELDS, 0)), counts)
         out[stage] = {**total, "by_op": dict(sorted(by_op.items()))}
@@ -167,10 +179,11 @@ def _kinds_over(failures: dict, limits: dict) -> set[str]:
 def run_gate(stats_files: dict[tuple[str, str], list[str]], settings: dict, out_path,
              journal_dir: str = "cache/llm_journal") -> dict:
     """The release_gate rule. `journal_dir` (llm.journal_dir) is only named in the message."""
-    failures = collect_failures(stats_files)
+    stats = read_stats(stats_files)
+    failures = collect_failures(stats)
     problems = over_limit(failures, settings["limits"])
     record = {"stages": failures, "limits": settings["limits"], "over_limit": problems,
-              "accepted": bool(problems) and settings["accept"], "tokens": collect_tokens(stats_files)}
+              "accepted": bool(problems) and settings["accept"], "tokens": collect_tokens(stats)}
     if problems and not settings["accept"]:
         hints = _hints(_kinds_over(failures, settings["limits"]), journal_dir)
         raise ReleaseGateError(
