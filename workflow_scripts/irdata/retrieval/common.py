@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import bisect
 import hashlib
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +19,7 @@ import pyarrow.compute as pc
 import pyarrow.ipc as ipc
 
 from ..atomic import json_text
+from ..json_files import read_json
 
 IDS_FILE = "ids.arrow"
 SETTINGS_FILE = "settings.json"
@@ -220,7 +220,7 @@ def read_settings(directory: Path, kind: str) -> dict:
     if not path.is_file():
         raise IndexMismatchError(f"{directory}: not a {kind} index (no {SETTINGS_FILE}); build it with the "
                                  f"index_{kind} rule")
-    settings = json.loads(path.read_text(encoding="utf-8"))
+    settings = read_json(path)
     if settings.get("kind") != kind:
         raise IndexMismatchError(f"{directory}: is a {settings.get('kind')!r} index, expected {kind!r}")
     return settings
