@@ -1,7 +1,9 @@
-"""Every rule that reads settings declares them in a Stage spec (irdata/stage.py); here they are, by rule name.
+"""Every rule that reads settings declares them in a Stage spec (irdata/stage.py) in its own module;
+here they are, by rule name, and the wiring that turns them into each job's params and prompt inputs.
 
-Only the Snakefile imports this registry (rule scripts import their own stage module), so a
-script's code hash does not cover the other stages.
+Only the Snakefile (and the audit test, tests/unit/test_stage_settings.py) imports this registry, so a
+script's code hash does not cover the other stages. A stage's settings function need not be in its
+script's closure: what it returns is the `settings` param, whose change reruns the job itself.
 """
 
 from __future__ import annotations
