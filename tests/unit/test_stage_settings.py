@@ -246,3 +246,12 @@ def test_keys_no_stage_reads_are_listed(audit):
 def test_the_table_names_schema_keys_only():
     keys = set(schema_keys())
     assert set(EXPECTED) <= keys and set(NOT_READ) - {f"llm.{k}" for k in CONNECTION_SETTINGS} <= keys
+
+
+def test_a_stage_override_of_a_connection_setting_reruns_nothing():
+    # (a stage named in llm.stages at all has its own identity record and MANIFEST.json names it)
+    config = with_value(demo_config(), "llm.stages", {"agent": {"temperature": 0.3}})
+    base = all_settings(config)
+    over = {"agent": {"temperature": 0.3, "timeout_s": 5, "base_urls": ["http://x/v1"]}}
+    changed = all_settings(with_value(config, "llm.stages", over))
+    assert {name for name in base if changed[name] != base[name]} == set()
