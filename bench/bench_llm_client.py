@@ -12,7 +12,7 @@ happen to interleave, more than the layer costs. So each cell is the median of -
 the arms interleaved and their order alternated round by round, and the ratio is the median of
 the rounds' own ratios (each round's arms ran back to back, under the same conditions).
 
-A third arm, `bare+gc`, is the bare loop under the collector settings an open client uses
+A third arm, `bare+gc`, is the bare loop under the collector settings a client's requests in flight use
 (irdata.llm.client.hold_gc): layer/bare is what a user sees against a plain aiohttp loop;
 layer/(bare+gc) is the layer's own code with the collector's part taken out.
 

@@ -1,4 +1,4 @@
-# Shared wiring helpers: paths, shard lists and the code hashes that drive rerun decisions.
+# Shared wiring helpers: paths, shard lists, and the settings and code params that drive rerun decisions.
 import os
 import sys
 from pathlib import Path
@@ -6,11 +6,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(workflow.basedir) / "workflow_scripts"))
 
 from irdata.logs import TRACEBACK_ENV as _TRACEBACK_ENV
-from irdata.annotate.common import llm_params as _llm_params, retry_generation as _retry_generation
+from irdata.annotate.common import retry_generation as _retry_generation
 from irdata.provenance import code_hash as _code_hash
 from irdata.shard_files import shard_file as _shard_file, shard_files as _shard_files
 from irdata.stages import StageWiring
-from irdata.workdir import resolve_config_inputs, workflow_file as _workflow_file
+from irdata.workdir import WORK, resolve_config_inputs, workflow_file as _workflow_file
 
 # Config sections, each validated against schemas/<section>.schema.yaml (defaults filled in).
 CONFIG_SECTIONS = ["doubting", "annotation", "llm", "retrieval", "eval44b"]
@@ -28,7 +28,6 @@ resolve_config_inputs(config, workflow.basedir)
 # rule scripts log a bad input's traceback only when Snakemake's own --verbose asks (irdata/logs.py)
 os.environ[_TRACEBACK_ENV] = "1" if workflow.output_settings.verbose else "0"
 
-WORK = "work"
 DOUBTING = config["doubting"]
 # the params and prompt inputs of every rule that declares a Stage (irdata/stages.py)
 STAGE = StageWiring(config, workflow.basedir)
@@ -47,9 +46,9 @@ DOUBTING_CHECKED = {
 }
 
 
-def code_hash(script, prompts=(), settings=None):
-    """Param that changes exactly when the rule's script, imported modules, prompts or settings do."""
-    return _code_hash(script, workflow.basedir, prompts=prompts, settings=settings)
+def code_hash(script, prompts=()):
+    """The `code` param of the rules that read no settings (their script, imported modules and `prompts`)."""
+    return _code_hash(script, workflow.basedir, prompts=prompts)
 
 
 def workflow_file(path):
@@ -57,6 +56,8 @@ def workflow_file(path):
     return _workflow_file(path, workflow.basedir)
 
 
+# One way rules get their params (as PyPSA-Eur's config_provider): a rule that reads settings passes
+# settings=stage_settings(name) and code=stage_code(name), from the Stage its module declares.
 def stage_settings(name):
     """The `settings` param of a stage's jobs: everything its script reads."""
     return lambda wildcards: STAGE.settings(name, wildcards)
@@ -70,10 +71,6 @@ def stage_code(name):
 def stage_prompts(name):
     """The prompt files of a stage's jobs, as named inputs `prompt_<name>`."""
     return lambda wildcards: STAGE.prompt_inputs(name, wildcards)
-
-
-def sample_size(split):
-    return DOUBTING[f"{split}_sample"]["size"] if config["queries"] == "sample" else None
 
 
 def shard_paths(split, kind="ids", rule=None):
@@ -103,50 +100,11 @@ def collection_store(wildcards):
     return STORES[wildcards.collection]
 
 
-def llm_answer_settings(stage):
-    """The LLM settings that change a stage's answers (not servers, timeouts or concurrency)."""
-    return _llm_params(config["llm"], stage)
-
-
-# Retrieval indexes (rules/retrieval.smk)
-RETRIEVAL = config["retrieval"]
-
-
-def retrieval_settings(part, keys):
-    """The settings a rule's output depends on: changing any other key does not rerun it."""
-    return {key: RETRIEVAL[part][key] for key in keys}
-
-
-BM25_SETTINGS = RETRIEVAL["bm25"]
-# ef_search is applied when searching, device and encode_shard_mb do not change the vectors
-ENCODE_SETTINGS = retrieval_settings("dense", ["model", "normalize", "max_seq_length", "batch_size", "device"])
-# what a dense index's files depend on: its kind and build parameters and the recall sample; the search
-# settings (ef_search, ivf_nprobe) are not, its recall is recorded at fixed efforts (dense.RECALL_EFFORTS)
-DENSE_INDEX_SETTINGS = retrieval_settings(
-    "dense",
-    [
-        "model",
-        "normalize",
-        "max_seq_length",
-        "hnsw_threshold",
-        "compressed_threshold",
-        "compressed_index",
-        "hnsw_m",
-        "ef_construction",
-        "ivf_lists",
-        "pq_m",
-        "train_size",
-        "sample_seed",
-        "recall_queries",
-    ],
-)
-
-
 def encode_shard_count(collection):
     """Encoding jobs of a collection: its source file's size over retrieval.dense.encode_shard_mb."""
     path = Path(COLLECTION_SOURCES[collection])
     size = path.stat().st_size if path.is_file() else 0  # a missing input fails in its own rule
-    return max(1, -(-size // int(RETRIEVAL["dense"]["encode_shard_mb"] * 2**20)))
+    return max(1, -(-size // int(config["retrieval"]["dense"]["encode_shard_mb"] * 2**20)))
 
 
 # Indexes are folders, declared by their files rather than as directory() outputs: Snakemake keeps

@@ -6,7 +6,6 @@
 # its own in the folder, which holds exactly what SHA256SUMS lists. A deleted folder is published again
 # from the staged release with -R package. Formats of the per-shard files: workflow_scripts/irdata/shard_files.py.
 
-from irdata.llm.settings import CONNECTION_SETTINGS as _CONNECTION_KEYS
 from irdata.doubting.assemble import assembled_files as _assembled_files
 from irdata.doubting.gate import AUDIT_SPLIT as _AUDIT_SPLIT, STAGES as _GATED_RULES, input_name as _gate_input
 from irdata.doubting.manifest import code_files as _code_files
@@ -26,25 +25,6 @@ DOUBTING_PROMPTS = sorted(
     {path for name in _LLM_RULES for split in _rule_splits(name) for path in STAGE.prompt_paths(name, {"split": split})}
 )
 DOUBTING_CODE_FILES = _code_files(workflow.basedir, DOUBTING_PROMPTS)
-# the config the release depends on, defaults filled in, as recorded in MANIFEST.json: without the LLM
-# connection settings (servers, timeouts, concurrency), which change no output
-DOUBTING_CONFIG_USED = {
-    **{key: config[key] for key in ("queries", "doubting", "annotation", "retrieval")},
-    "llm": {k: v for k, v in config["llm"].items() if k not in _CONNECTION_KEYS and k != "stages"}
-    | {
-        "stages": {
-            name: {k: v for k, v in over.items() if k not in _CONNECTION_KEYS}
-            for name, over in config["llm"]["stages"].items()
-        }
-    },
-}
-DOUBTING_BATCH_DESCRIPTIONS = {
-    split: {
-        DOUBTING_BATCHES[split]["default"]: DOUBTING_BATCHES[split].get("default_description", ""),
-        **{b["name"]: b.get("description", "") for b in DOUBTING_BATCHES[split].get("batches", [])},
-    }
-    for split in ("train", "dev")
-}
 # the stats file of every LLM job, by rule and split (the release gate's inputs)
 LLM_JOB_STATS = {
     _gate_input(name, split): shard_paths(split, "stats", name) for name in _LLM_RULES for split in _rule_splits(name)
@@ -103,13 +83,8 @@ rule assemble:
     conda:
         "../envs/core.yaml"
     params:
-        code=code_hash("workflow_scripts/assemble.py"),
-        settings={
-            "acquisition_batches": DOUBTING_BATCHES,
-            "grading": config["annotation"]["grading"],
-            "shards": DOUBTING["shards"],
-            "work": WORK,
-        },
+        settings=stage_settings("assemble"),
+        code=stage_code("assemble"),
         out_dir=lambda wildcards, output: str(Path(output[-1]).parent),
     script:
         "../workflow_scripts/assemble.py"
@@ -146,17 +121,10 @@ rule stage_release:
     conda:
         "../envs/core.yaml"
     params:
+        settings=stage_settings("stage_release"),
+        # MANIFEST.json records these files' sha256: each is hashed like a prompt
         code=code_hash("workflow_scripts/stage_release.py", prompts=DOUBTING_CODE_FILES),
-        settings={
-            "version": DOUBTING["version"],
-            "repo_id": DOUBTING["repo_id"],
-            "config": DOUBTING_CONFIG_USED,
-            "code_files": DOUBTING_CODE_FILES,
-            "batch_descriptions": DOUBTING_BATCH_DESCRIPTIONS,
-            "ledger": DOUBTING["release_ledger"],
-            "package_dir": DOUBTING["package_dir"],
-            "raw_inputs": DOUBTING_RAW_INPUTS,
-        },
+        code_files=DOUBTING_CODE_FILES,
         assembled=lambda wildcards, input: str(Path(input.assembled[-1]).parent),
         staged=lambda wildcards, output: str(Path(output[-1]).parent),
     script:
@@ -174,8 +142,8 @@ rule package:
     conda:
         "../envs/core.yaml"
     params:
-        code=code_hash("workflow_scripts/package.py"),
-        settings={"ledger": DOUBTING["release_ledger"], "package_dir": DOUBTING["package_dir"]},
+        settings=stage_settings("package"),
+        code=stage_code("package"),
         staged=lambda wildcards, input: str(Path(input.staged[-1]).parent),
     script:
         "../workflow_scripts/package.py"

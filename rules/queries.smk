@@ -1,19 +1,13 @@
 # Doubting MS MARCO, first stages: validate the raw inputs, dedup train queries, shard queries.
 
-from irdata.msmarco_inputs import checked_record_name as _checked_record_name, input_paths as _input_paths
+from irdata.msmarco_inputs import checked_record_name as _checked_record_name, raw_input_paths as _raw_input_paths
 
-# The raw input files the config names. They are in the input check's settings, so that naming other
-# files reruns it; stage_release checks them against the check's inputs.json. The check's record of
-# them is named by their paths: Snakemake takes an existing output whose producer lacks its inputs for
-# a source file, so a release (stage_release, package, the doubting target) needs this record, which
+# The raw input files the config names are in the input check's settings (irdata/msmarco_inputs.py).
+# The check's record of them is named by their paths: Snakemake takes an existing output whose
+# producer lacks its inputs for a source file, so a release (stage_release, package, the doubting target) needs this record, which
 # does not exist for other input paths: a production overlay in a demo checkout plans the check
 # again, and the dry-run names the missing inputs.
-DOUBTING_RAW_INPUTS = _input_paths(
-    *(DOUBTING[key] for key in ("collection", "train_queries", "train_qrels", "dev_queries", "dev_qrels")),
-    DOUBTING["dev_answers"],
-    DOUBTING["heldout_queries"],
-)
-DOUBTING_INPUTS_CHECKED = f"{WORK}/doubting/inputs/{_checked_record_name(DOUBTING_RAW_INPUTS)}"
+DOUBTING_INPUTS_CHECKED = f"{WORK}/doubting/inputs/{_checked_record_name(_raw_input_paths(config))}"
 
 
 rule validate_msmarco_inputs:
@@ -39,8 +33,8 @@ rule validate_msmarco_inputs:
     conda:
         "../envs/core.yaml"
     params:
-        code=code_hash("workflow_scripts/validate_msmarco_inputs.py"),
-        settings={"qrels_missing_passages": DOUBTING["qrels_missing_passages"], "inputs": DOUBTING_RAW_INPUTS},
+        settings=stage_settings("validate_msmarco_inputs"),
+        code=stage_code("validate_msmarco_inputs"),
     script:
         "../workflow_scripts/validate_msmarco_inputs.py"
 
@@ -58,11 +52,8 @@ rule dedup_train_queries:
     conda:
         "../envs/core.yaml"
     params:
-        code=code_hash("workflow_scripts/dedup_train_queries.py"),
-        train_sample=lambda wildcards: sample_size("train"),
-        dev_sample=lambda wildcards: sample_size("dev"),
-        train_seed=DOUBTING["train_sample"]["seed"],
-        dev_seed=DOUBTING["dev_sample"]["seed"],
+        settings=stage_settings("dedup_train_queries"),
+        code=stage_code("dedup_train_queries"),
     script:
         "../workflow_scripts/dedup_train_queries.py"
 

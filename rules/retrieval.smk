@@ -38,8 +38,8 @@ rule index_bm25:
         "../envs/retrieval.yaml"
     threads: 4  # tokenizing processes; capped by --cores
     params:
-        code=code_hash("workflow_scripts/index_bm25.py", settings=BM25_SETTINGS),
-        settings=BM25_SETTINGS,
+        settings=stage_settings("index_bm25"),
+        code=stage_code("index_bm25"),
         index_dir=lambda wildcards, output: os.path.dirname(output[0]),
     script:
         "../workflow_scripts/index_bm25.py"
@@ -59,8 +59,8 @@ rule encode_passages:
         "../envs/retrieval.yaml"
     threads: 8  # torch on CPU; capped by --cores
     params:
-        code=code_hash("workflow_scripts/encode_passages.py", settings=ENCODE_SETTINGS),
-        settings=ENCODE_SETTINGS,
+        settings=stage_settings("encode_passages"),
+        code=stage_code("encode_passages"),
         shards=lambda wildcards: encode_shard_count(wildcards.collection),
     script:
         "../workflow_scripts/encode_passages.py"
@@ -82,7 +82,7 @@ rule index_dense:
     threads: 8  # faiss's HNSW build is multi-threaded; capped by --cores
     params:
         index_dir=lambda wildcards, output: os.path.dirname(output[0]),
-        code=code_hash("workflow_scripts/index_dense.py", settings=DENSE_INDEX_SETTINGS),
-        settings=DENSE_INDEX_SETTINGS,
+        settings=stage_settings("index_dense"),
+        code=stage_code("index_dense"),
     script:
         "../workflow_scripts/index_dense.py"

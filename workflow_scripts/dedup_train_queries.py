@@ -5,7 +5,6 @@ with rule_logging(snakemake) as log:
     counts = write_query_ids(
         snakemake.input.train_queries, list(snakemake.input.heldout_queries), snakemake.input.dev_queries,
         snakemake.output.train_collection, snakemake.output.train_excluded, snakemake.output.dev_all,
-        train_sample=snakemake.params.train_sample, dev_sample=snakemake.params.dev_sample,
-        seed_train=snakemake.params.train_seed, seed_dev=snakemake.params.dev_seed,
+        **snakemake.params.settings,
     )
     log.info("dedup: %s", counts)

@@ -8,8 +8,8 @@ with rule_logging(snakemake) as log:
         {name: snakemake.input[name] for name in inputs},
         snakemake.params.model_dir,
         snakemake.output.report,
-        snakemake.params.settings,
-        snakemake.params.scoring,
+        snakemake.params.settings["finetune"],
+        snakemake.params.settings["scoring"],
     )
     log.info(
         "fine-tuned %s (%d parameters), %d steps; best %s; sha256 %s",

@@ -9,6 +9,6 @@ with rule_logging(snakemake) as log:
         snakemake.params.dense,
         snakemake.output.mined,
         snakemake.output.report,
-        snakemake.params.settings,
-        snakemake.params.search,
+        snakemake.params.settings["mining"],
+        snakemake.params.settings["search"],
     )

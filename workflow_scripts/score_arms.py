@@ -9,7 +9,9 @@ with rule_logging(snakemake) as log:
         snakemake.input.collection,
         snakemake.output[0],
         # the LLM arm reads only the connection settings from the config (servers, timeouts: no output)
-        {**snakemake.params.settings, "llm_config": snakemake.config["llm"]},
+        # the LLM arm's prompt file as the working folder reaches it (its settings name the workflow's)
+        {**snakemake.params.settings, "llm_config": snakemake.config["llm"],
+         **({"prompt": snakemake.input.prompt_pair} if "prompt_pair" in snakemake.input.keys() else {})},
         training_report=snakemake.input.get("training"),
     )
     log.info(

@@ -3,5 +3,6 @@ from irdata.logs import rule_logging
 
 with rule_logging(snakemake) as log:
     outs = {split: snakemake.output[split] for split in ("train", "val", "test")}
-    report = write_queries(snakemake.input.reviews, outs, snakemake.output.report, snakemake.params.min_chars)
+    settings = snakemake.params.settings
+    report = write_queries(snakemake.input.reviews, outs, snakemake.output.report, settings["min_chars"])
     log.info("queries per split %s; too short %s", report["queries"], report["too_short"])

@@ -232,6 +232,27 @@ def test_identical_calls_in_flight_are_sent_once(fake_server, tmp_path):
     assert len(journal_lines(tmp_path / "j.jsonl")) == 2
 
 
+def test_the_collector_is_held_while_a_request_is_in_flight_only(fake_server):
+    import gc
+
+    from irdata.llm.client import GC_YOUNG_THRESHOLD
+
+    fake_server.delay_s = 0.3
+    before = gc.get_threshold()
+
+    async def go():
+        async with make_client(fake_settings(fake_server)) as c:
+            call = asyncio.ensure_future(c.chat(USER))
+            await asyncio.sleep(0.15)
+            during = gc.get_threshold()[0], gc.get_freeze_count() > 0
+            await call
+            after = gc.get_threshold(), gc.get_freeze_count() > 0
+        return during, after
+
+    during, after = run(go())
+    assert during == (max(GC_YOUNG_THRESHOLD, before[0]), True) and after == (before, False)
+
+
 def test_coalesced_failures_are_counted_per_call(fake_server):
     fake_server.delay_s = 0.1
     fake_server.faults = ["400"]

@@ -356,27 +356,30 @@ def test_slots_bound_holders_and_pass_a_slot_on_when_a_waiter_is_cancelled():
     assert order == ["b"] and free == 1
 
 
-def test_open_clients_hold_the_collector_and_the_last_to_close_restores_it(tmp_path):
+def test_calls_in_flight_hold_the_collector_and_the_last_to_end_restores_it():
     import asyncio
     import gc
 
     from irdata.llm import make_client
-    from irdata.llm.client import GC_YOUNG_THRESHOLD
+    from irdata.llm.client import GC_YOUNG_THRESHOLD, hold_gc, release_gc
 
-    settings = {"backend": "openai", "base_urls": ["http://127.0.0.1:9/v1"]}
     before = gc.get_threshold()
     assert gc.get_freeze_count() == 0 and before[0] < GC_YOUNG_THRESHOLD
 
-    async def go():
-        first = make_client(settings, journal_path=tmp_path / "a.jsonl")
-        second = make_client(settings)
-        held = gc.get_threshold(), gc.get_freeze_count() > 0
-        await first.aclose()
-        await first.aclose()  # a second close releases nothing more
-        still = gc.get_threshold(), gc.get_freeze_count() > 0
-        await second.aclose()
-        return held, still
+    def state():
+        return gc.get_threshold(), gc.get_freeze_count() > 0
 
-    held, still = asyncio.run(go())
-    assert held == still == ((GC_YOUNG_THRESHOLD, *before[1:]), True)
-    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+    hold_gc()
+    hold_gc()
+    release_gc()
+    assert state() == ((GC_YOUNG_THRESHOLD, *before[1:]), True)  # one holder left
+    release_gc()
+    assert state() == (before, False)
+
+    async def go():
+        client = make_client({"backend": "openai", "base_urls": ["http://127.0.0.1:9/v1"]})
+        opened = state()  # an open client with no request in flight holds nothing
+        await client.aclose()
+        return opened
+
+    assert asyncio.run(go()) == (before, False)

@@ -7,7 +7,7 @@ import pytest
 
 from irdata.errors import InputError
 from irdata.eval44b.inputs import load_papers, load_reviews
-from irdata.eval44b.jsonl import iter_jsonl
+from irdata.json_files import iter_jsonl
 
 PAPER = {"scheme": "arxiv", "id": "1", "url": "https://arxiv.org/abs/1", "title": "T", "abstract": "A", "s2_id": None}
 REVIEW = {"note_id": "n1", "note_url": "u", "kind": "official_review", "paper": "arxiv:1", "summary": "s"}

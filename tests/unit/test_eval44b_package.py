@@ -11,13 +11,13 @@ import pytest
 from irdata.atomic import write_json_atomic, write_jsonl_atomic
 from irdata.eval44b.arms import Bm25Scorer
 from irdata.eval44b.inputs import read_texts_by_id
-from irdata.eval44b.jsonl import read_jsonl
 from irdata.eval44b.mining import mine
 from irdata.eval44b.package import package
 from irdata.eval44b.queries import write_queries
 from irdata.eval44b.score import run_arm
 from irdata.eval44b.screen import Screen
 from irdata.eval44b.split import SPLITS, split_papers
+from irdata.json_files import read_jsonl
 
 TOPICS = [
     "graph neural networks",

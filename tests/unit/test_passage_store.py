@@ -11,9 +11,9 @@ import pytest
 
 from irdata import passage_store
 from irdata.errors import InputError
+from irdata.id_order import ids_digest, sort_by_id
 from irdata.msmarco_inputs import validate_msmarco_inputs
 from irdata.passage_store import PassageStore, write_passage_store
-from irdata.retrieval.common import ids_digest, sort_by_id
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "resources/demo"

@@ -17,9 +17,9 @@ import pyarrow.compute as pc
 import pytest
 from snakemake.utils import validate
 
+from irdata.id_order import sort_by_id
 from irdata.passage_store import write_passage_store
 from irdata.retrieval.bm25 import build_bm25_index
-from irdata.retrieval.common import sort_by_id
 from irdata.retrieval.dense import build_dense_index, encode_passages
 from irdata.retrieval.search import Searcher
 from irdata.tsv import read_id_text_tsv, read_trec_qrels

@@ -19,10 +19,23 @@ import pyarrow.compute as pc
 from .atomic import atomic_open, write_lines_atomic
 from .msmarco_inputs import read_queries
 from .shards import sample_ids
+from .stage import Stage
 
 REASON_HELDOUT = "heldout"
 REASON_REPEAT = "repeat"
 EXCLUDED_COLUMNS = ["query_id", "reason", "duplicate_of"]
+
+
+def sample_settings(config: dict) -> dict:
+    """Each split's sample size (None: every query, also when config `queries` is `all`) and seed."""
+    d, sampled = config["doubting"], config["queries"] == "sample"
+    return {"train_sample": d["train_sample"]["size"] if sampled else None,
+            "dev_sample": d["dev_sample"]["size"] if sampled else None,
+            "train_seed": d["train_sample"]["seed"], "dev_seed": d["dev_sample"]["seed"]}
+
+
+STAGE = Stage(name="dedup_train_queries", script="workflow_scripts/dedup_train_queries.py",
+              settings=lambda config, **_: sample_settings(config))
 
 
 def normalize_query_text(texts) -> pa.Array:
@@ -81,14 +94,14 @@ def dedup_train_queries(train: pa.Table, heldout: list[pa.Table], sample_size: i
 
 
 def write_query_ids(train_queries, heldout_queries, dev_queries, collection_out, excluded_out, dev_out,
-                    train_sample: int | None, dev_sample: int | None, seed_train: int = 0,
-                    seed_dev: int = 0) -> dict:
+                    train_sample: int | None, dev_sample: int | None, train_seed: int = 0,
+                    dev_seed: int = 0) -> dict:
     """Run the dedup on files and write ids/train_collection.txt, ids/train_excluded.tsv, ids/dev_all.txt."""
     train = read_queries(train_queries)
     heldout = [read_queries(p) for p in heldout_queries]
-    result = dedup_train_queries(train, heldout, train_sample, seed_train)
+    result = dedup_train_queries(train, heldout, train_sample, train_seed)
     dev = read_queries(dev_queries)
-    dev_ids = dev.filter(sample_ids(dev.column("query_id").to_pylist(), dev_sample, seed_dev)).column("query_id")
+    dev_ids = dev.filter(sample_ids(dev.column("query_id").to_pylist(), dev_sample, dev_seed)).column("query_id")
 
     write_lines_atomic(collection_out, result.collection)
     with atomic_open(excluded_out) as fh:

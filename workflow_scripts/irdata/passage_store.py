@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 import pyarrow.ipc as ipc
 
 from .atomic import atomic_path
-from .retrieval.common import IdLookup, id_columns, ids_digest, sort_by_id
+from .id_order import IdLookup, id_columns, ids_digest, sort_by_id
 from .tsv import read_id_text_tsv
 
 FORMAT = "irdata-passage-store/1"

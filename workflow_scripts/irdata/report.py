@@ -15,8 +15,6 @@ from __future__ import annotations
 import base64
 import html
 import io
-import json
-from pathlib import Path
 
 import matplotlib
 
@@ -30,6 +28,7 @@ from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from .atomic import atomic_path, write_text_atomic  # noqa: E402
 from .grade_scale import GRADES
+from .json_files import read_json, read_jsonl
 
 SPLITS = ("train", "dev")
 # no timestamp or version in the PNG: identical inputs give identical files
@@ -38,10 +37,6 @@ NOT_AVAILABLE = "not available"
 STYLE = ("body{font-family:sans-serif;font-size:14px} table{border-collapse:collapse;margin:8px 0}"
          "td,th{border:1px solid #bbb;padding:3px 8px;text-align:right} th{background:#eee}"
          "td:first-child,th:first-child{text-align:left}")
-
-
-def read_json(path) -> dict:
-    return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
 def save_figure(fig, path) -> None:
@@ -306,10 +301,6 @@ def doubting_report(stats_json, manifest_json, judgments_train, train_queries, d
 # -- 44b Eval ------------------------------------------------------------------------------------
 
 ARM_COLUMNS = ("P@1", "P@2", "P@3", "MRR", "mean_rank", "ms_per_query", "queries")
-
-
-def read_jsonl(path) -> list[dict]:
-    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def eval44b_report(results_jsonl, out: dict) -> list[dict]:

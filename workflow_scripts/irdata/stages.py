@@ -1,7 +1,9 @@
-"""The stages whose rules read their settings from a Stage spec (irdata/stage.py), by rule name.
+"""Every rule that reads settings declares them in a Stage spec (irdata/stage.py) in its own module;
+here they are, by rule name, and the wiring that turns them into each job's params and prompt inputs.
 
-Only the Snakefile imports this registry (rule scripts import their own stage module), so a
-script's code hash does not cover the other stages.
+Only the Snakefile (and the audit test, tests/unit/test_stage_settings.py) imports this registry, so a
+script's code hash does not cover the other stages. A stage's settings function need not be in its
+script's closure: what it returns is the `settings` param, whose change reruns the job itself.
 """
 
 from __future__ import annotations
@@ -9,14 +11,20 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 
+from . import dedup, msmarco_inputs
 from .annotate import agent, answers, audit, common, grading, wood
 from .doubting import gate
+from .doubting import stages as doubting_stages
+from .eval44b import stages as eval44b_stages
 from .provenance import code_hash
+from .retrieval import stages as retrieval_stages
 from .stage import Stage
 from .workdir import workflow_file
 
-STAGES: dict[str, Stage] = {s.name: s for s in (agent.STAGE, grading.STAGE, answers.STAGE, wood.STAGE,
-                                                  common.IDENTITY_STAGE, gate.STAGE, audit.STAGE)}
+STAGES: dict[str, Stage] = {s.name: s for s in (
+    msmarco_inputs.STAGE, dedup.STAGE, *retrieval_stages.STAGES,
+    agent.STAGE, grading.STAGE, answers.STAGE, wood.STAGE, common.IDENTITY_STAGE, audit.STAGE,
+    *doubting_stages.STAGES, gate.STAGE, *eval44b_stages.STAGES)}
 
 
 class StageWiring:

@@ -24,6 +24,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from ..atomic import write_json_atomic
+from ..json_files import read_json
 from ..llm import LLMSettings, connection_settings, journal_path_for, load_settings, make_client, settings_from_parts
 from ..prompts import take_escape_counts
 from ..stage import Stage, canonical
@@ -135,7 +136,7 @@ def retry_generation(path) -> int:
     path = Path(path)
     if not path.exists():
         return 0
-    state = json.loads(path.read_text(encoding="utf-8"))
+    state = read_json(path)
     return state["generation"] + (1 if state["retryable"] else 0)
 
 

@@ -17,11 +17,11 @@ from __future__ import annotations
 import fnmatch
 import glob
 import hashlib
-import json
 from collections import Counter
 from pathlib import Path
 
 from ..atomic import write_json_atomic
+from ..json_files import read_json
 from ..provenance import module_closure, sha256_file, sha256sums_text
 
 MANIFEST = "MANIFEST.json"
@@ -154,7 +154,7 @@ def read_ledger(path) -> dict:
     path = Path(path)
     if not path.exists():
         return {"releases": {}}
-    return json.loads(path.read_text(encoding="utf-8"))
+    return read_json(path)
 
 
 def check_ledger(path, version: str, digest: str) -> bool:

@@ -10,12 +10,12 @@ already built with different content, and sets the published folder of an older 
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
 from ..atomic import atomic_dir, json_text
 from ..errors import InputError
+from ..json_files import read_json
 from ..msmarco_inputs import check_inputs_current
 from . import card, manifest, select
 from .assemble import DATA_FILES, ID_FILES, STATS, TREC_STRICT
@@ -29,19 +29,6 @@ def release_files() -> list[str]:
     Snakemake keeps their checksums: a touched release reruns nothing)."""
     return [*DATA_FILES.values(), TREC_STRICT, *ID_FILES.values(), *(f"examples/{name}" for name in EXAMPLES),
             "README.md", manifest.MANIFEST, manifest.SHA256SUMS]
-
-
-def _read_json(path) -> dict:
-    path = Path(path)
-    if not path.exists():
-        raise InputError(path, "file not found")
-    try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(path, f"not valid JSON: {exc.msg}", line=exc.lineno) from exc
-    if not isinstance(value, dict):
-        raise InputError(path, "expected a JSON object")
-    return value
 
 
 def selection_rules() -> str:
@@ -58,13 +45,13 @@ def build_package(assembled_dir, out_dir, version: str, repo_id: str, inputs_jso
     of another version published at `package_dir` is then set aside, so that publishing this one
     deletes nothing."""
     assembled_dir, out_dir = Path(assembled_dir), Path(out_dir)
-    stats = _read_json(assembled_dir / STATS)
-    inputs = _read_json(inputs_json)
+    stats = read_json(assembled_dir / STATS)
+    inputs = read_json(inputs_json)
     if raw_inputs is not None:
         check_inputs_current(inputs_json, inputs, raw_inputs)
-    identity = _read_json(identity_json)
-    failures = _read_json(failures_json) if failures_json is not None else None
-    audit = _read_json(audit_json) if audit_json is not None else None
+    identity = read_json(identity_json)
+    failures = read_json(failures_json) if failures_json is not None else None
+    audit = read_json(audit_json) if audit_json is not None else None
     with atomic_dir(out_dir) as tmp:
         for rel in [*DATA_FILES.values(), TREC_STRICT, *ID_FILES.values()]:
             src = assembled_dir / rel
@@ -94,7 +81,7 @@ def set_aside_other_version(package_dir: Path, version: str) -> None:
     old = package_dir / manifest.MANIFEST
     if not package_dir.exists():
         return
-    old_version = _read_json(old)["version"] if old.exists() else "unversioned"
+    old_version = read_json(old)["version"] if old.exists() else "unversioned"
     if old_version == version:
         return
     aside = package_dir.with_name(f"{package_dir.name}@{old_version}")
@@ -107,7 +94,7 @@ def set_aside_other_version(package_dir: Path, version: str) -> None:
 def publish_package(staged_dir, package_dir, ledger) -> dict:
     """Publish a staged release at `package_dir` and record its version in the ledger; return the record."""
     staged_dir, package_dir = Path(staged_dir), Path(package_dir)
-    version = _read_json(staged_dir / manifest.MANIFEST)["version"]
+    version = read_json(staged_dir / manifest.MANIFEST)["version"]
     digest = manifest.content_hash((staged_dir / manifest.SHA256SUMS).read_text(encoding="utf-8"))
     is_new = manifest.check_ledger(ledger, version, digest)
     set_aside_other_version(package_dir, version)

@@ -254,9 +254,9 @@ def run_fine_tune(kind, paths: dict, out_dir, out_report, settings: dict, score_
     paths: train_mined, train_queries, val_mined, val_queries, collection. score_settings: the
     arms' truncation, seed and negatives (the val evaluation scores as the arm will).
     """
+    from ..json_files import read_jsonl
     from ..retrieval.dense import model_fingerprint
     from .inputs import read_texts_by_id
-    from .jsonl import read_jsonl
 
     collection = read_texts_by_id(paths["collection"])
     texts = {

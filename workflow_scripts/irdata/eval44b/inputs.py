@@ -15,8 +15,8 @@ Semantic Scholar id; a review's summary is its `summary_first_paragraph`.
 from __future__ import annotations
 
 from ..errors import InputError
+from ..json_files import iter_jsonl
 from ..tsv import read_id_text_tsv
-from .jsonl import iter_jsonl
 
 FORMATS = ("44b", "openreview-iclr")
 KINDS = ("official_review", "meta_review")

@@ -12,8 +12,8 @@ import tempfile
 from pathlib import Path
 
 from ..atomic import write_json_atomic, write_jsonl_atomic
+from ..json_files import read_jsonl
 from ..retrieval.search import Searcher
-from .jsonl import read_jsonl
 from .mining import mine
 from .screen import Screen
 

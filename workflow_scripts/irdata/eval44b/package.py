@@ -10,9 +10,9 @@ from collections import Counter
 from pathlib import Path
 
 from ..atomic import atomic_open, write_json_atomic, write_jsonl_atomic
+from ..json_files import read_json, read_jsonl
 from ..provenance import sha256_file, sha256sums_text
 from .card import card_markdown
-from .jsonl import read_json, read_jsonl
 from .metrics import chance_metrics
 from .mining import RECIPE
 from .split import SPLITS

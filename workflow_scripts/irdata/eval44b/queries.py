@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..atomic import write_json_atomic, write_jsonl_atomic
-from .jsonl import read_jsonl
+from ..json_files import read_jsonl
 from .split import SPLITS
 
 QUERY_FIELDS = ("note_id", "note_url", "kind", "paper", "split", "text")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import logging
 
 from ..atomic import write_json_atomic
+from ..json_files import read_json, read_jsonl
 from .arms import ARMS, score_arm
 from .inputs import read_texts_by_id
-from .jsonl import read_json, read_jsonl
 from .llm_arm import LlmScorer
 
 log = logging.getLogger(__name__)

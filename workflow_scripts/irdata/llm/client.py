@@ -23,13 +23,17 @@ from .transports import encode_json_sorted
 log = logging.getLogger(__name__)
 
 
-# The collector while any client is open. With hundreds of calls in flight, CPython's default
+# The collector while calls are in flight. With hundreds of calls in flight, CPython's default
 # young-generation threshold (700 allocations) runs a collection every few dozen calls, each one
 # traversing every in-flight request's objects, and its full collections traverse the job's whole
-# heap (its loaded inputs) again and again. So while clients are open the young threshold is
-# raised and the heap that existed before is frozen (gc.freeze: still freed by reference counting,
-# only not traversed); the last client to close restores both. At 256 in flight this cuts a plain
-# aiohttp loop's CPU per call by 14-24% (bench/bench_llm_client.py, its bare+gc arm).
+# heap (its loaded inputs) again and again. So while any client has a request in flight the young
+# threshold is raised and the heap that existed before is frozen (gc.freeze: still freed by
+# reference counting, only not traversed); when the last request in flight ends both are restored,
+# so the job's own work between its calls (reading inputs, writing outputs) runs under the collector
+# as the process set it. The collector is process-wide: calls of several clients share one hold.
+# freeze and unfreeze move whole generations (constant time), so a hold per burst costs nothing
+# measurable. At 256 in flight this cuts a plain aiohttp loop's CPU per call by 14-24%
+# (bench/bench_llm_client.py, its bare+gc arm).
 GC_YOUNG_THRESHOLD = 10_000
 _gc_holds = 0
 _gc_restore: tuple = ()
@@ -62,8 +66,8 @@ class LLMClient:
 
     Identical calls in flight at once are sent once (stats.coalesced counts the others). Failed
     calls are never journaled, so a rerun makes exactly those again. On close the client logs
-    stats.summary_line() at INFO when it did anything. While it is open the collector runs less
-    often (GC_YOUNG_THRESHOLD)."""
+    stats.summary_line() at INFO when it did anything. While a request is in flight the collector
+    runs less often (GC_YOUNG_THRESHOLD)."""
 
     def __init__(self, settings: LLMSettings, journal_path=None):
         self.settings = settings
@@ -74,7 +78,6 @@ class LLMClient:
         self._stages: dict = {}
         self._inflight: dict[str, asyncio.Future] = {}
         self._closed = False
-        hold_gc()
 
     # -- plumbing ----------------------------------------------------------------------------
     def _stage(self, stage):
@@ -134,6 +137,7 @@ class LLMClient:
                 raise self._fail(op, stage, str(e), e.kind) from e
         inflight[key] = None  # in flight, nobody waiting yet: no future to make on every call
         slots = backend.slots
+        hold_gc()
         try:
             if not slots.take():
                 await slots.wait()
@@ -142,6 +146,7 @@ class LLMClient:
             finally:
                 slots.release()
         except BaseException as e:
+            release_gc()
             waiting = inflight.pop(key)
             if waiting is not None:
                 if isinstance(e, asyncio.CancelledError):
@@ -151,6 +156,7 @@ class LLMClient:
             if isinstance(e, RequestFailed):
                 raise self._fail(op, stage, str(e), e.kind) from e
             raise
+        release_gc()
         self.stats.spent(op, value.pop("usage", None))
         waiting = inflight.pop(key)
         if waiting is not None:
@@ -298,7 +304,6 @@ class LLMClient:
         if self._closed:
             return
         self._closed = True
-        release_gc()
         self.stats.ended = time.monotonic()
         self.retry_log.flush()
         st = self.stats

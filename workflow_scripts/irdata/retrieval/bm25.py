@@ -30,11 +30,11 @@ import Stemmer
 from bm25s.scoring import _select_idf_scorer, _select_tfc_scorer
 
 from ..atomic import atomic_dir
+from ..id_order import IdLookup
 from ..logs import peak_rss_mb
 from ..passage_store import open_store
 from .common import (
     Hits,
-    IdLookup,
     IdMap,
     check_settings,
     read_settings,

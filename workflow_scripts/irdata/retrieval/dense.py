@@ -19,7 +19,6 @@ collection's ids, and are refused when they do not match what is asked for.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import os
 import time
@@ -30,6 +29,7 @@ import faiss
 import numpy as np
 
 from ..atomic import atomic_dir, atomic_path, write_json_atomic
+from ..json_files import read_json
 from ..logs import peak_rss_mb
 from ..passage_store import open_store
 from .common import (
@@ -124,7 +124,7 @@ def encode_passages(collection, out_npy, out_meta, shard: int, shards: int, sett
 
 def merge_shards(npy_paths, meta_paths, rows: int, ids_sha256: str, asked: dict) -> list[np.ndarray]:
     """The shards' embeddings, after checking they cover the collection, in order, with one model."""
-    metas = [json.loads(Path(p).read_text(encoding="utf-8")) for p in meta_paths]
+    metas = [read_json(p) for p in meta_paths]
     expected_start = 0
     for path, meta in zip(meta_paths, metas):
         check_settings(path, meta, asked, "Re-encode (rule encode_passages) with the configured model.")

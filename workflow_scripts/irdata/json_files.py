@@ -1,17 +1,28 @@
-"""JSON and JSON lines in, naming the file and line of what is wrong (written by irdata.atomic)."""
+"""JSON and JSON lines in, naming the file and line of what is wrong: the readers of what irdata.atomic
+writes (json_text, write_json_atomic, write_jsonl_atomic), and of the JSON lines inputs."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from ..errors import InputError
+from .errors import InputError
 
 BOM = b"\xef\xbb\xbf"
 
 
-def read_json(path):
-    return json.loads(Path(path).read_text(encoding="utf-8"))
+def read_json(path) -> dict:
+    """A JSON object from `path`; a missing file, bad JSON or another value is an InputError."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(path, "file not found")
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"not valid JSON: {exc.msg}", line=exc.lineno) from exc
+    if not isinstance(value, dict):
+        raise InputError(path, "expected a JSON object")
+    return value
 
 
 def iter_jsonl(path):

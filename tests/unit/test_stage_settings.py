@@ -1,0 +1,257 @@
+"""The rebuild audit without a DAG: which stages read each config key, from the Stage declarations.
+
+Every leaf key of schemas/*.yaml is perturbed in the demo config (defaults filled in, as the workflow
+validates it) and the stages whose `settings` change are its readers (irdata/stages.py STAGES, each over
+its jobs' wildcards). They must be the table below: a key that changes a stage's settings reruns
+exactly that stage's jobs. A key that no stage reads must be listed in NOT_READ with the reason why
+changing it reruns nothing (or reruns through the DAG instead of settings).
+"""
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+from snakemake.utils import validate
+
+from irdata.eval44b.stages import arms
+from irdata.llm.settings import CONNECTION_SETTINGS
+from irdata.stages import STAGES
+
+REPO = Path(__file__).resolve().parents[2]
+SCHEMAS = REPO / "schemas"
+SECTIONS = ["doubting", "annotation", "llm", "retrieval", "eval44b"]
+SPLITS = [{"split": "train"}, {"split": "dev"}]
+# each stage's jobs by their settings' wildcards (a stage not listed has one set of settings)
+JOBS = {"agent_search": lambda config: SPLITS, "grade": lambda config: SPLITS,
+        "score_arms": lambda config: [{"e44arm": arm} for arm in arms(config)]}
+
+# keys that are no stage's settings, and why
+NOT_READ = {
+    # connection and runtime: servers, timeouts, concurrency change no output (irdata.llm.settings)
+    **{f"llm.{key}": "connection" for key in CONNECTION_SETTINGS},
+    # input files and output folders: rules name them as inputs or outputs, which rerun or move jobs
+    "eval44b.papers": "input file of split_papers",
+    "eval44b.reviews": "input file of split_papers",
+    "eval44b.release": "output folder of package_44b",
+}
+
+RELEASE = {"stage_release"}  # MANIFEST.json records the whole config but the connection settings
+ARMS = {"score_arms", "package_44b"}  # the package records each arm's settings
+FINE_TUNES = {"fine_tune_44b_cross_encoder", "fine_tune_44b_bi_encoder"}
+LLM_STAGES = {"agent_search", "grade", "generate_answer", "wood", "audit_labels", "llm_identity"}
+BM25 = {"index_bm25", "index_44b_miner_bm25", "agent_search", "mine_negatives"} | ARMS | RELEASE
+ENCODER = {"encode_passages", "index_44b_miner_dense", "agent_search", "mine_negatives"} | ARMS | RELEASE
+DENSE_INDEX = {"index_dense", "index_44b_miner_dense"} | ARMS | RELEASE
+DENSE_SEARCH = {"agent_search", "mine_negatives"} | ARMS | RELEASE
+MINING = {"mine_negatives", "package_44b"}
+RAW_INPUT = {"validate_msmarco_inputs"} | RELEASE
+CARD = ("version", "ids_refer_to", "corpus_description", "license", "license_note", "paper", "repo_id")
+AGENT_BUDGET = ("max_proposals", "max_turns", "max_tool_calls", "max_calls_per_turn", "max_protocol_errors",
+                "results_per_search", "max_page", "snippet_chars", "max_action_tokens", "max_context_chars",
+                "tool_choice", "accept_cited_ids")
+LLM_ANSWER = ("backend", "model", "gguf", "seed", "temperature", "max_tokens", "tool_protocol", "tool_constraint",
+              "grade_retries", "grade_constraint", "grade_max_tokens", "loglikelihood_api", "loglikelihood_bos",
+              "loglikelihood_bos_text", "extra_body")
+FINETUNE_OWN = ("learning_rate", "epochs", "max_steps", "batch_queries", "negatives_per_step", "warmup_share",
+                "eval_every", "patience")
+EXPECTED = {
+    "queries": {"dedup_train_queries"} | RELEASE,
+    "accept_llm_failures": {"release_gate"},
+    # doubting
+    **{f"doubting.{key}": RELEASE for key in CARD},
+    **{f"doubting.{key}": RAW_INPUT for key in ("collection", "train_queries", "train_qrels", "dev_queries",
+                                                "dev_qrels", "dev_answers", "heldout_queries",
+                                                "qrels_missing_passages")},
+    **{f"doubting.{split}_sample.{key}": {"dedup_train_queries"} | RELEASE
+       for split in ("train", "dev") for key in ("size", "seed")},
+    **{f"doubting.shards.{split}": {"assemble"} | RELEASE for split in ("train", "dev")},
+    **{f"doubting.acquisition_batches.{split}.{key}": {"assemble"} | RELEASE
+       for split in ("train", "dev") for key in ("default", "default_description", "batches")},
+    **{f"doubting.{key}": {"package"} | RELEASE for key in ("package_dir", "release_ledger")},
+    **{f"doubting.audit.{key}": {"audit_labels"} | RELEASE
+       for key in ("qrels", "queries", "grading", "per_grade", "seed", "missing_passages")},
+    # annotation
+    **{f"annotation.agent.{split}.{key}": {"agent_search"} | RELEASE
+       for split in ("train", "dev") for key in AGENT_BUDGET},
+    **{f"annotation.grading.{split}": {"grade", "assemble"} | RELEASE for split in ("train", "dev")},
+    "annotation.answer_max_tokens": {"generate_answer"} | RELEASE,
+    **{f"annotation.failure_limits.{stage}": {"release_gate"} | RELEASE
+       for stage in ("agent_search", "grade", "generate_answer", "wood", "audit_labels")},
+    # llm: what changes answers (the LLM arm's too); llm.stages here overrides the agent's
+    **{f"llm.{key}": LLM_STAGES | ARMS | RELEASE for key in LLM_ANSWER},
+    "llm.stages": {"agent_search", "llm_identity"} | RELEASE,
+    # retrieval (the dense arms read the whole retrieval.dense section: the package records it as theirs)
+    **{f"retrieval.bm25.{key}": BM25 for key in ("k1", "b", "stopwords", "stemmer")},
+    **{f"retrieval.dense.{key}": ENCODER | DENSE_INDEX for key in ("model", "normalize", "max_seq_length")},
+    **{f"retrieval.dense.{key}": ENCODER for key in ("batch_size", "device")},
+    "retrieval.dense.encode_shard_mb": ARMS | RELEASE,
+    **{f"retrieval.dense.{key}": DENSE_INDEX for key in ("hnsw_threshold", "compressed_threshold",
+                                                         "compressed_index", "hnsw_m", "ef_construction",
+                                                         "ivf_lists", "pq_m", "train_size", "sample_seed",
+                                                         "recall_queries")},
+    **{f"retrieval.dense.{key}": DENSE_SEARCH for key in ("ef_search", "ivf_nprobe", "query_cache")},
+    "retrieval.rrf_k": DENSE_SEARCH,
+    # eval44b
+    **{f"eval44b.{key}": {"split_papers"} for key in ("format", "salt", "key_format")},
+    **{f"eval44b.split.{key}": {"split_papers", "package_44b"} for key in ("train_below", "val_below")},
+    "eval44b.min_query_chars": {"select_queries"},
+    "eval44b.mining.negatives": MINING | ARMS | FINE_TUNES,
+    **{f"eval44b.mining.{key}": MINING for key in ("mix.dense", "mix.lexical", "depth", "pool", "seed",
+                                                   "title_normalisation", "title_threshold", "batch_size",
+                                                   "train_negatives_exclude")},
+    # a miner's own settings build its own index; stopwords "en" and normalize true are the retrieval
+    # section's (no own index), ef_search is applied when searching
+    **{f"eval44b.mining.bm25.{key}": MINING | {"index_44b_miner_bm25"} for key in ("k1", "b", "stemmer")},
+    "eval44b.mining.bm25.stopwords": MINING,
+    **{f"eval44b.mining.dense.{key}": MINING | {"index_44b_miner_dense"} for key in ("model", "max_seq_length")},
+    **{f"eval44b.mining.dense.{key}": MINING for key in ("normalize", "ef_search")},
+    **{f"eval44b.scoring.{key}": ARMS | FINE_TUNES for key in ("query_chars", "document_chars", "seed",
+                                                              "record_timing")},
+    **{f"eval44b.scoring.{key}": ARMS for key in ("arms", "cross_encoders", "llm.enabled", "llm.max_queries")},
+    **{f"eval44b.finetune.{key}": FINE_TUNES for key in ("base_model", "seed", "threads", "val_queries")},
+    "eval44b.finetune.batch_size": FINE_TUNES | ARMS,
+    **{f"eval44b.finetune.{kind}.{key}": {f"fine_tune_44b_{kind}"}
+       for kind in ("cross_encoder", "bi_encoder") for key in FINETUNE_OWN},
+    **{f"eval44b.finetune.{kind}.max_length": {f"fine_tune_44b_{kind}"} | ARMS
+       for kind in ("cross_encoder", "bi_encoder")},
+    "eval44b.finetune.bi_encoder.scale": {"fine_tune_44b_bi_encoder"},
+    "eval44b.unresolvable_schemes": {"package_44b"},
+}
+
+# values for keys whose schema does not say enough to perturb them
+PERTURB = {
+    "llm.stages": {"agent": {"temperature": 0.5}},
+    "llm.extra_body": {"repeat_penalty": 1.1},
+    "eval44b.scoring.cross_encoders": [{"name": "extra", "model": "some/model"}],
+    "eval44b.scoring.arms": ["random"],
+    "doubting.heldout_queries": ["resources/demo/queries.test.tsv", "resources/demo/queries.other.tsv"],
+    "doubting.acquisition_batches.train.batches": [{"name": "b1", "query_ids_file": "b1.txt"}],
+    "doubting.acquisition_batches.dev.batches": [{"name": "b1", "query_ids_file": "b1.txt"}],
+    "eval44b.mining.train_negatives_exclude": ["test", "val"],
+    "eval44b.mining.title_normalisation": "another",  # its schema's enum has one value
+    **{key: "query_only" for key in ("annotation.grading.dev",)},
+    **{key: "answer_hinted" for key in ("annotation.grading.train", "doubting.audit.grading")},
+}
+
+
+def demo_config() -> dict:
+    config = yaml.safe_load((REPO / "config.yaml").read_text())
+    validate(config, str(SCHEMAS / "config.schema.yaml"))
+    for section in SECTIONS:
+        validate(config[section], str(SCHEMAS / f"{section}.schema.yaml"))
+    return config
+
+
+def _resolved(schema: dict, root: dict) -> dict:
+    ref = schema.get("$ref", "")
+    if ref.startswith("#/$defs/"):
+        return {**root["$defs"][ref.split("/")[-1]], **{k: v for k, v in schema.items() if k != "$ref"}}
+    return schema
+
+
+def leaf_keys(schema: dict, prefix: str, root: dict):
+    """(dotted key, schema) of every key without sub-keys."""
+    for key, sub in schema.get("properties", {}).items():
+        sub = _resolved(sub, root)
+        name = f"{prefix}{key}"
+        if sub.get("properties"):
+            yield from leaf_keys(sub, f"{name}.", root)
+        else:
+            yield name, sub
+
+
+def schema_keys() -> dict[str, dict]:
+    top = yaml.safe_load((SCHEMAS / "config.schema.yaml").read_text())
+    keys = dict(leaf_keys({"properties": {k: v for k, v in top["properties"].items() if k not in SECTIONS}}, "", top))
+    for section in SECTIONS:
+        schema = yaml.safe_load((SCHEMAS / f"{section}.schema.yaml").read_text())
+        keys.update(leaf_keys(schema, f"{section}.", schema))
+    return keys
+
+
+def perturbed(key: str, schema: dict, value):
+    """Another valid-looking value of `key`."""
+    if key in PERTURB:
+        return PERTURB[key]
+    if "enum" in schema:
+        return next(v for v in schema["enum"] if v != value)
+    kinds = schema.get("type", [])
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    if "boolean" in kinds:
+        return not value
+    if "integer" in kinds:
+        return 1 if value is None else value + 1
+    if "number" in kinds:
+        return 0.25 if value is None else value / 2 if value else 0.5
+    if "string" in kinds:
+        return "x" if value is None else f"{value}x"
+    if "array" in kinds and schema.get("items", {}).get("type") == "string":
+        return [*(value or []), "http://x/v1"]
+    raise AssertionError(f"{key}: add a value to PERTURB (schema {schema})")
+
+
+def with_value(config: dict, key: str, value) -> dict:
+    out = copy.deepcopy(config)
+    *parents, last = key.split(".")
+    node = out
+    for part in parents:
+        node = node.setdefault(part, {})
+    node[last] = value
+    return out
+
+
+def _settings(stage, config: dict, wildcards: dict):
+    try:
+        return stage.settings(config, **wildcards)
+    except ValueError as error:  # a value the stage refuses (a grading mode without answers): it reads the key
+        return f"refused: {error}"
+
+
+def all_settings(config: dict) -> dict[str, dict]:
+    """Each stage's settings, by the wildcards of its jobs."""
+    return {name: {repr(w): _settings(stage, config, w) for w in JOBS.get(name, lambda c: [{}])(config)}
+            for name, stage in STAGES.items()}
+
+
+def readers(config: dict, base: dict, key: str, schema: dict) -> set[str]:
+    *parents, last = key.split(".")
+    node = config
+    for part in parents:
+        node = node.get(part, {})
+    changed = all_settings(with_value(config, key, perturbed(key, schema, node.get(last))))
+    return {name for name in base if changed[name] != base[name]}
+
+
+@pytest.fixture(scope="module")
+def audit() -> dict[str, set[str]]:
+    config = demo_config()
+    base = all_settings(config)
+    return {key: readers(config, base, key, schema) for key, schema in schema_keys().items()}
+
+
+def test_every_key_is_read_by_its_stages(audit):
+    wrong = {key: (sorted(found), sorted(EXPECTED.get(key, set())))
+             for key, found in audit.items() if key not in NOT_READ and found != EXPECTED.get(key)}
+    assert not wrong, "key: (stages whose settings it changes, expected):\n" + "\n".join(
+        f"  {key}: {pair}" for key, pair in sorted(wrong.items()))
+
+
+def test_keys_no_stage_reads_are_listed(audit):
+    unread = {key for key, found in audit.items() if not found}
+    assert unread == set(NOT_READ), f"read by no stage, not in NOT_READ: {sorted(unread - set(NOT_READ))}; " \
+        f"in NOT_READ but read: {sorted(set(NOT_READ) - unread)}"
+
+
+def test_the_table_names_schema_keys_only():
+    keys = set(schema_keys())
+    assert set(EXPECTED) <= keys and set(NOT_READ) - {f"llm.{k}" for k in CONNECTION_SETTINGS} <= keys
+
+
+def test_a_stage_override_of_a_connection_setting_reruns_nothing():
+    # (a stage named in llm.stages at all has its own identity record and MANIFEST.json names it)
+    config = with_value(demo_config(), "llm.stages", {"agent": {"temperature": 0.3}})
+    base = all_settings(config)
+    over = {"agent": {"temperature": 0.3, "timeout_s": 5, "base_urls": ["http://x/v1"]}}
+    changed = all_settings(with_value(config, "llm.stages", over))
+    assert {name for name in base if changed[name] != base[name]} == set()

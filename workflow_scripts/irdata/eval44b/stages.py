@@ -1,0 +1,143 @@
+"""What the 44b Eval rules read (irdata/stage.py): the split, the queries, the miners and their own
+indexes, the fine-tunes, the scored arms and the package.
+
+rules/eval44b.smk only wires these; the merged miner settings (`mining_retrieval`) and each key
+subset are spelled once here or in the retrieval layer (irdata/retrieval/stages.py, search.py).
+"""
+
+from __future__ import annotations
+
+from ..annotate.common import llm_params
+from ..retrieval.search import search_settings
+from ..retrieval.stages import dense_index_settings, encode_settings
+from ..stage import Stage, canonical
+from ..workdir import WORK
+
+E44 = f"{WORK}/eval44b"
+FINETUNE_KINDS = ("cross_encoder", "bi_encoder")
+# the fine-tuned arms and the kind of model each scores with
+FINETUNED_ARMS = {"finetuned_cross_encoder": "cross_encoder", "finetuned_bi_encoder": "bi_encoder"}
+ARM_PROMPT = "prompts/grade_44b_pair.txt"
+SPLIT_KEYS = ("format", "salt", "key_format", "split")
+ARM_COMMON_KEYS = ("query_chars", "document_chars", "seed", "record_timing")
+
+
+def model_dir(kind: str) -> str:
+    """The folder a fine-tune writes its model to (the fine-tuned arm's `model` setting)."""
+    return f"{E44}/models/{kind}"
+
+
+def arms(config: dict) -> list[str]:
+    """The scored arms: retrieval and fine-tuned arms, then cross-encoders, then the LLM."""
+    scoring = config["eval44b"]["scoring"]
+    return (list(scoring["arms"]) + [f"cross_encoder-{spec['name']}" for spec in scoring["cross_encoders"]]
+            + (["llm"] if scoring["llm"]["enabled"] else []))
+
+
+def mining_retrieval(config: dict) -> dict:
+    """The retrieval section as the miners search it: eval44b.mining.bm25 / .dense over its settings
+    (by default the same BM25 and dense model as the arms score with; the card mined with other ones)."""
+    retrieval, mining = config["retrieval"], config["eval44b"]["mining"]
+    return {**retrieval, "bm25": {**retrieval["bm25"], **mining["bm25"]},
+            "dense": {**retrieval["dense"], **mining["dense"]}}
+
+
+def miner_has_own_index(config: dict, kind: str) -> bool:
+    """A miner whose settings are the retrieval section's searches the shared papers44b index; one with
+    its own settings gets an index of its own (rule index_44b_miner_<kind>)."""
+    return mining_retrieval(config)[kind] != config["retrieval"][kind]
+
+
+def miner_index_settings(config: dict, kind: str) -> dict:
+    """What a miner's own index is built from: the retrieval layer's key subsets of its settings."""
+    merged = mining_retrieval(config)[kind]
+    return merged if kind == "bm25" else {**encode_settings(merged), **dense_index_settings(merged)}
+
+
+def scoring_settings(config: dict) -> dict:
+    """eval44b.scoring as the package records it: its keys but the arm list, the negatives per query and
+    the retrieval settings the arms score with."""
+    e44, retrieval = config["eval44b"], config["retrieval"]
+    return {**{k: v for k, v in e44["scoring"].items() if k != "arms"},
+            "negatives": e44["mining"]["negatives"],
+            "retrieval": {"bm25": retrieval["bm25"], "dense": retrieval["dense"]}, "rrf_k": retrieval["rrf_k"]}
+
+
+def arm_common(config: dict) -> dict:
+    """What every arm and fine-tune reads of the scoring: truncation, seed, candidates, timing."""
+    scoring = config["eval44b"]["scoring"]
+    return {**{k: scoring[k] for k in ARM_COMMON_KEYS}, "negatives": config["eval44b"]["mining"]["negatives"]}
+
+
+def finetune_settings(config: dict, kind: str) -> dict:
+    """What a fine-tune reads: the keys shared by both kinds and its kind's own section."""
+    finetune = config["eval44b"]["finetune"]
+    return {**{k: v for k, v in finetune.items() if k not in FINETUNE_KINDS}, **finetune[kind]}
+
+
+def _arm_own(config: dict, arm: str) -> dict:
+    """An arm's kind (arms.ARMS) and its models' settings, so changing one arm's settings reruns only it."""
+    retrieval, e44 = config["retrieval"], config["eval44b"]
+    finetune = e44["finetune"]
+    if arm == "random":
+        return {"kind": "random"}
+    if arm in ("bm25", "dense"):
+        return {"kind": arm, arm: retrieval[arm]}
+    if arm == "hybrid_rrf":
+        return {"kind": arm, "bm25": retrieval["bm25"], "dense": retrieval["dense"], "rrf_k": retrieval["rrf_k"]}
+    if arm == "finetuned_cross_encoder":
+        return {"kind": "cross_encoder", "cross_encoder": {
+            "model": model_dir("cross_encoder"), "max_length": finetune["cross_encoder"]["max_length"],
+            "batch_size": finetune["batch_size"]}}
+    if arm == "finetuned_bi_encoder":
+        return {"kind": "dense", "dense": {
+            **retrieval["dense"], "model": model_dir("bi_encoder"),
+            "max_seq_length": finetune["bi_encoder"]["max_length"], "batch_size": finetune["batch_size"]}}
+    if arm == "llm":
+        # the LLM settings that change answers; the arm reads only the connection settings from the config
+        return {"kind": "llm", "llm": e44["scoring"]["llm"], "llm_answer": llm_params(config["llm"], "arm44b"),
+                "prompt": ARM_PROMPT}
+    for spec in e44["scoring"]["cross_encoders"]:
+        if arm == f"cross_encoder-{spec['name']}":
+            return {"kind": "cross_encoder", "cross_encoder": spec}
+    raise KeyError(f"unknown 44b arm {arm!r}; the config's arms are {arms(config)}")
+
+
+def arm_settings(config: dict, arm: str) -> dict:
+    return {**arm_common(config), **_arm_own(config, arm)}
+
+
+def package_settings(config: dict) -> dict:
+    e44, mining = config["eval44b"], mining_retrieval(config)
+    return {"split": e44["split"], "unresolvable_schemes": e44["unresolvable_schemes"],
+            "mining_recipe": e44["mining"], "mining_search": {"bm25": mining["bm25"], "dense": mining["dense"]},
+            "scoring": scoring_settings(config), "arms": {arm: arm_settings(config, arm) for arm in arms(config)}}
+
+
+def _miner_index_stage(kind: str) -> Stage:
+    return Stage(name=f"index_44b_miner_{kind}", script="workflow_scripts/index_44b_miner.py",
+                 settings=lambda config, **_: canonical(miner_index_settings(config, kind)))
+
+
+def _fine_tune_stage(kind: str) -> Stage:
+    return Stage(name=f"fine_tune_44b_{kind}", script="workflow_scripts/fine_tune_44b.py",
+                 settings=lambda config, **_: canonical({"finetune": finetune_settings(config, kind),
+                                                         "scoring": arm_common(config)}))
+
+
+STAGES = (
+    Stage(name="split_papers", script="workflow_scripts/split_papers.py",
+          settings=lambda config, **_: canonical({k: config["eval44b"][k] for k in SPLIT_KEYS})),
+    Stage(name="select_queries", script="workflow_scripts/select_queries.py",
+          settings=lambda config, **_: {"min_chars": config["eval44b"]["min_query_chars"]}),
+    *(_miner_index_stage(kind) for kind in ("bm25", "dense")),
+    Stage(name="mine_negatives", script="workflow_scripts/mine_negatives.py",
+          settings=lambda config, **_: canonical({"mining": config["eval44b"]["mining"],
+                                                  "search": search_settings(mining_retrieval(config))})),
+    *(_fine_tune_stage(kind) for kind in FINETUNE_KINDS),
+    Stage(name="score_arms", script="workflow_scripts/score_arms.py",
+          settings=lambda config, e44arm, **_: canonical(arm_settings(config, e44arm)),
+          prompts=lambda config, e44arm, **_: {"pair": ARM_PROMPT} if e44arm == "llm" else {}),
+    Stage(name="package_44b", script="workflow_scripts/package_44b.py",
+          settings=lambda config, **_: canonical(package_settings(config))),
+)
