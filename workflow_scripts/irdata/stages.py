@@ -10,13 +10,14 @@ import json
 from functools import lru_cache
 
 from .annotate import agent, answers, audit, common, grading, wood
-from .doubting import gate
+from .doubting import baseline_run, gate
 from .provenance import code_hash
 from .stage import Stage
 from .workdir import workflow_file
 
 STAGES: dict[str, Stage] = {s.name: s for s in (agent.STAGE, grading.STAGE, answers.STAGE, wood.STAGE,
-                                                  common.IDENTITY_STAGE, gate.STAGE, audit.STAGE)}
+                                                  common.IDENTITY_STAGE, gate.STAGE, audit.STAGE,
+                                                  baseline_run.STAGE)}
 
 
 class StageWiring:
