@@ -146,8 +146,9 @@ def bm25_run_text(config: dict, d: dict) -> str:
     bm25 = config["retrieval"]["bm25"]
     params = ", ".join(f"{k} = {bm25[k]}" for k in sorted(bm25))
     return (f"the top {baseline_run.DEPTH} passages (run tag {baseline_run.RUN_TAG}) of each of the {n(d['queries'])} "
-            f"development queries by the agent's BM25 index (bm25s, {params}), searched with the query text. The "
-            "fourth command above scores it; compare your own run with it the same way.")
+            f"development queries by the agent's BM25 index (bm25s, {params}), searched with the query text (a query "
+            "with no indexed term has no line). The fourth command above scores it; compare your own run with it "
+            "the same way.")
 
 
 def render(manifest: dict, inputs: dict, batch_descriptions: dict) -> str:

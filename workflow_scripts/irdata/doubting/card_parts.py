@@ -10,6 +10,7 @@ from .assemble import SCHEMAS
 TYPE_NAMES = {pa.string(): "string", pa.int8(): "int8", pa.int32(): "int32", pa.float64(): "float64",
               pa.bool_(): "bool"}
 
+
 def n(x) -> str:
     return f"{int(x):,}"
 
