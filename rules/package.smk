@@ -1,6 +1,7 @@
 # Doubting MS MARCO, last stages: assemble the per-shard LLM stage outputs into the release configs
-# (assemble), check the LLM failures against their limits (release_gate), build the release in a
-# staging folder and check it against the release ledger (stage_release), then publish it (package).
+# (assemble), check the LLM failures against their limits (release_gate), run the BM25 baseline of the
+# dev queries for examples/ (bm25_dev_run), build the release in a staging folder and check it against
+# the release ledger (stage_release), then publish it (package).
 # The published folder is not a Snakemake output: `package` replaces it atomically and its output is a
 # record under work/, so Snakemake deletes nothing of a release before a rerun and leaves no file of
 # its own in the folder, which holds exactly what SHA256SUMS lists. A deleted folder is published again
@@ -90,6 +91,26 @@ rule assemble:
         "../workflow_scripts/assemble.py"
 
 
+# the BM25 baseline of the dev queries, shipped in examples/ (irdata/doubting/baseline_run.py)
+rule bm25_dev_run:
+    input:
+        dev_all=DOUBTING_IDS["dev_all"],
+        queries=DOUBTING["dev_queries"],
+        bm25=bm25_index_files("msmarco"),
+    output:
+        f"{WORK}/doubting/bm25_dev.trec",
+    log:
+        "logs/bm25_dev_run.log",
+    conda:
+        "../envs/retrieval.yaml"
+    params:
+        settings=stage_settings("bm25_dev_run"),
+        code=stage_code("bm25_dev_run"),
+        bm25_dir=lambda wildcards, input: os.path.dirname(input.bm25[0]),
+    script:
+        "../workflow_scripts/bm25_dev_run.py"
+
+
 rule release_gate:
     input:
         **LLM_JOB_STATS,
@@ -114,6 +135,7 @@ rule stage_release:
         inputs_json=rules.validate_msmarco_inputs.output.report,
         llm_identity=rules.llm_identity.output[0],
         failures=DOUBTING_FAILURES,
+        bm25_run=rules.bm25_dev_run.output[0],
     output:
         [f"{DOUBTING_STAGED}/{rel}" for rel in _release_files()],
     log:

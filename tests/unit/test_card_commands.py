@@ -26,6 +26,8 @@ DOUBTING_COMMANDS = [
     "--queries ../../resources/demo/queries.dev.small.tsv --out dev_judgments_text.parquet",
     "python examples/evaluate.py --qrels trec/dev.strict.qrels --run my_run.trec",
     "python examples/evaluate.py --qrels trec/dev.strict.qrels --run my_run.trec --per-query per_query.tsv",
+    "python examples/evaluate.py --qrels trec/dev.graded.qrels --run my_run.trec",
+    "python examples/evaluate.py --qrels trec/dev.strict.qrels --run examples/bm25_dev.trec   # the BM25 baseline",
     "python examples/evaluate.py --export-train-qrels train.qrels --package .   # TREC qrels from the qrels train "
     "split",
 ]
@@ -65,7 +67,7 @@ def test_doubting_card_commands_are_the_table(doubting_root):
     assert card_commands(doubting_root / PACKAGE_DIR / "README.md") == DOUBTING_COMMANDS
 
 
-@pytest.mark.parametrize("command", DOUBTING_COMMANDS, ids=lambda c: c.split()[1] + " " + c.split()[3])
+@pytest.mark.parametrize("command", DOUBTING_COMMANDS, ids=lambda c: " ".join(c.split("#")[0].split()[1:]))
 def test_doubting_card_command_runs_in_the_package_folder(doubting_root, command):
     pkg = doubting_root / PACKAGE_DIR
     out = run_shell(command, pkg).stdout
@@ -73,8 +75,11 @@ def test_doubting_card_command_runs_in_the_package_folder(doubting_root, command
         joined = pq.read_table(pkg / "dev_judgments_text.parquet").to_pandas()
         assert len(joined) and (joined["passage_text"] == "text of " + joined["passage_id"]).all()
         assert (joined["query_text"] == "query " + joined["query_id"]).all()
-    elif "--run" in command:
+    elif "my_run.trec" in command and "strict" in command:
         assert "MRR@10" in out and "1.0" in out, out
+    elif "--run" in command:
+        # the graded qrels (grade-2 pairs count as relevant too) and the shipped baseline run: real scores
+        assert "MRR@10" in out and "nDCG@10" in out, out
     else:
         assert (pkg / "train.qrels").read_text().strip()
 

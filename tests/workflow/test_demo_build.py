@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+import yaml
 
 from repo_copy import REPO, TINY_DEMO, copy_repo
 from workflow_run import Workflow
@@ -48,6 +49,21 @@ def test_package_is_complete_and_verifiable(built):
     judgments = pq.read_table(next(package.glob("**/judgments/train*.parquet"))).to_pandas()
     assert set(judgments["grade"].dropna()) <= {0, 1, 2, 3}
     assert (judgments["origin"] == "official").sum() >= len(collection)
+    # the graded dev qrels: every dev judgment with its grade, in the order of judgments/dev
+    dev = pq.read_table(package / "judgments/dev.parquet").to_pylist()
+    assert (package / "trec/dev.graded.qrels").read_text().splitlines() == [
+        f"{j['query_id']} 0 {j['passage_id']} {j['grade']}" for j in dev]
+    # the BM25 baseline: a TREC run of the dev queries from the BM25 index, ranks from 1
+    dev_all = (package / "ids/dev_all.txt").read_text().split()
+    run = [line.split() for line in (package / "examples/bm25_dev.trec").read_text().splitlines()]
+    assert run and {r[0] for r in run} <= set(dev_all)
+    assert all(len(r) == 6 and r[1] == "Q0" and r[5] == "bm25" for r in run)
+    assert [int(r[3]) for r in run if r[0] == run[0][0]] == list(range(1, 1 + sum(r[0] == run[0][0] for r in run)))
+    sums = (package / "SHA256SUMS").read_text()
+    assert "  trec/dev.graded.qrels\n" in sums and "  examples/bm25_dev.trec\n" in sums
+    header = yaml.safe_load((package / "README.md").read_text().split("---\n")[1])
+    assert header["language"] == ["en"] and header["task_categories"] == ["text-retrieval"]
+    assert header["size_categories"] and header["configs"]
 
 
 def test_agent_traces_record_every_step(built):
@@ -84,6 +100,8 @@ RELEASE = {"assemble", "release_gate", "stage_release", "package"}
     ("workflow_scripts/irdata/annotate/wood.py", {"wood", *RELEASE}),
     ("workflow_scripts/irdata/annotate/answers.py", {"generate_answer", "wood", *RELEASE}),
     ("workflow_scripts/irdata/doubting/card.py", {"stage_release", "package"}),
+    ("workflow_scripts/irdata/doubting/templates/README.md.tmpl", {"stage_release", "package"}),
+    ("workflow_scripts/irdata/doubting/baseline_run.py", {"bm25_dev_run", "stage_release", "package"}),
     # the 44b release's code is not the Doubting release's
     *[(f"workflow_scripts/{script}.py", set()) for script in
       ("split_papers", "select_queries", "mine_negatives", "score_arms", "package_44b")],

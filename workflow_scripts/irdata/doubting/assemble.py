@@ -1,4 +1,5 @@
-"""`assemble`: the five parquet configs, trec/dev.strict.qrels and ids/ from the per-shard files.
+"""`assemble`: the five parquet configs, the dev TREC qrels (trec/dev.strict.qrels, trec/dev.graded.qrels)
+and ids/ from the per-shard files.
 
 Streams shard by shard (memory bounded by a few shards), all columnar. Row order of every output:
 shard order (0000, 0001, ...), then the query's position in its shard list (which keeps the order of
@@ -46,6 +47,7 @@ from .release_files import (
     SCHEMAS,
     STATS,
     STRING,
+    TREC_GRADED,
     TREC_STRICT,
     assembled_files,
 )
@@ -55,8 +57,8 @@ from .shard_join import JoinedShard, ShardPaths, join_shard, shard_answers
 from .split_inputs import Batches, OfficialQrels, read_excluded, read_shard_lists
 
 # the release's files and schemas (declared in release_files.py) and ShardPaths: readers import them from here
-__all__ = ["CONFIG_SPLITS", "DATA_FILES", "ID_FILES", "SCHEMAS", "STATS", "TREC_STRICT", "ShardPaths", "assemble",
-           "assembled_files", "shard_paths_for"]
+__all__ = ["CONFIG_SPLITS", "DATA_FILES", "ID_FILES", "SCHEMAS", "STATS", "TREC_GRADED", "TREC_STRICT", "ShardPaths",
+           "assemble", "assembled_files", "shard_paths_for"]
 
 log = logging.getLogger(__name__)
 
@@ -189,15 +191,20 @@ def _assemble_split(split: SplitInputs, writers: ReleaseWriters, threads: int) -
     return section, stats.strict_ids
 
 
-def _write_trec_strict(path, dev_qrels: pa.Table) -> None:
-    """`query_id 0 passage_id grade` lines, in the order of qrels/dev."""
+def _write_trec_qrels(path, parquet) -> dict:
+    """`query_id 0 passage_id grade` lines of a parquet file's rows, in its order (a dev pair has one
+    judgment: official rows are only those the agent did not propose); return its counts for the card:
+    lines, and queries with a pair of grade >= 2 (those evaluate.py averages over by default)."""
+    table = pq.read_table(parquet, columns=["query_id", "passage_id", "grade"])
     with atomic_path(path) as tmp:
         with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-            for batch in dev_qrels.to_batches():
+            for batch in table.to_batches():
                 if batch.num_rows:
                     lines = pc.binary_join_element_wise(batch.column("query_id"), "0", batch.column("passage_id"),
                                                         pc.cast(batch.column("grade"), STRING), " ")
                     fh.write("\n".join(lines.to_pylist()) + "\n")
+    relevant = table.filter(pc.greater_equal(table.column("grade"), 2)).column("query_id")
+    return {"lines": table.num_rows, "queries_grade2": len(pc.unique(relevant))}
 
 
 def assemble(out_dir, ids: dict, shards: dict[str, list[ShardPaths]], train_qrels, dev_qrels,
@@ -228,7 +235,9 @@ def assemble(out_dir, ids: dict, shards: dict[str, list[ShardPaths]], train_qrel
     for name in ("train_collection", "train_excluded", "dev_all"):
         with atomic_path(out_dir / ID_FILES[name]) as tmp:
             shutil.copyfile(ids[name], tmp)
-    _write_trec_strict(out_dir / TREC_STRICT, pq.read_table(out_dir / DATA_FILES[("qrels", "dev")]))
+    # strict (grade 3, from qrels/dev) for MRR and recall; graded (every dev judgment, 0-3) for nDCG
+    stats["trec"] = {TREC_STRICT: _write_trec_qrels(out_dir / TREC_STRICT, out_dir / DATA_FILES[("qrels", "dev")]),
+                     TREC_GRADED: _write_trec_qrels(out_dir / TREC_GRADED, out_dir / DATA_FILES[("judgments", "dev")])}
     train = stats["splits"]["train"]
     train["excluded"] = dict(sorted(Counter(reason for _, reason, _ in excluded).items()))
     train["assigned"] = len(collection) + len(excluded)

@@ -1,10 +1,10 @@
 """MANIFEST.json, SHA256SUMS and the release ledger of the Doubting MS MARCO package.
 
-- MANIFEST.json: version, row counts of every config and split, every count of the card, sha256 of
-  every input (inputs.json) and of every code, prompt and env file, the LLM model and server
-  identity, the config used, the grading failures, the LLM failures per stage and split (`failures`,
-  with the grade constraint paths of each split) and the LLM tokens per stage. Sorted keys, no
-  timestamps, no absolute paths: identical inputs give identical bytes.
+- MANIFEST.json: version, row counts of every config and split, the counts of the trec/ qrels, every
+  count of the card, sha256 of every input (inputs.json) and of every code, prompt and env file, the LLM
+  model and server identity, the config used, the grading failures, the LLM failures per stage and split
+  (`failures`, with the grade constraint paths of each split) and the LLM tokens per stage. Sorted keys,
+  no timestamps, no absolute paths: identical inputs give identical bytes.
 - SHA256SUMS: GNU `sha256sum` format (`<hex>  <relative path>`), sorted by path, every file of the
   package but itself; `sha256sum -c --strict SHA256SUMS` passes in the package folder.
 - Release ledger: a JSON file outside Snakemake's outputs (Snakemake deletes outputs before a
@@ -33,11 +33,13 @@ MAX_LISTED_FAILURES = 10_000
 # release's code; the 44b scripts and modules are not (editing them changes nothing here)
 DOUBTING_SCRIPTS = ["validate_msmarco_inputs", "dedup_train_queries", "shard_queries", "index_bm25",
                     "encode_passages", "index_dense", "agent_search", "grade", "generate_answer", "wood",
-                    "llm_identity", "audit_labels", "assemble", "release_gate", "stage_release", "package"]
+                    "llm_identity", "audit_labels", "bm25_dev_run", "assemble", "release_gate", "stage_release",
+                    "package"]
 # the other files of the build, relative to the workflow folder (the config itself is recorded
 # resolved, in MANIFEST.json's `config`; prompts are given by the stages that use them)
 CODE_PATTERNS = ["Snakefile", "rules/common.smk", "rules/queries.smk", "rules/retrieval.smk", "rules/annotate.smk",
-                 "rules/package.smk", "workflow_scripts/irdata/doubting/examples/*.py", "envs/core.yaml",
+                 "rules/package.smk", "workflow_scripts/irdata/doubting/examples/*.py",
+                 "workflow_scripts/irdata/doubting/templates/*", "envs/core.yaml",
                  "envs/llm.yaml", "envs/retrieval.yaml", "schemas/*.yaml", "requirements*.txt"]
 CODE_EXCLUDE = ["schemas/eval44b.schema.yaml"]
 
@@ -90,6 +92,7 @@ def build_manifest(stats: dict, version: str, repo_id: str, inputs: dict, identi
         "version": version,
         "rows": rows,
         "ids": stats["ids"],
+        "trec": stats["trec"],
         "counts": counts,
         "selection_rules": rules,
         "inputs": inputs,

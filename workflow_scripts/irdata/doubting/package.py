@@ -1,9 +1,9 @@
 """The release folder of Doubting MS MARCO, built in two steps so that no path deletes a frozen release.
 
-`stage_release` (build_package) builds the whole release in a staging folder under work/: the
-assembled parquet configs, trec/ and ids/, the example scripts, README.md (the dataset card, counts
-from the data), MANIFEST.json and SHA256SUMS; then it checks the release ledger and refuses a version
-already built with different content, and sets the published folder of an older version aside
+`stage_release` (build_package) builds the whole release in a staging folder under work/: the assembled
+parquet configs, trec/ and ids/, the example scripts and the BM25 dev run, MANIFEST.json, README.md (the
+dataset card, rendered from MANIFEST.json) and SHA256SUMS; then it checks the release ledger and refuses
+a version already built with different content, and sets the published folder of an older version aside
 (`<folder>@<old version>`), never deleting it. Only a staged release that passed these steps reaches
 `package` (publish_package), which publishes it: the same content again, or a new version.
 """
@@ -18,7 +18,8 @@ from ..errors import InputError
 from ..json_files import read_json
 from ..msmarco_inputs import check_inputs_current
 from . import card, manifest, select
-from .assemble import DATA_FILES, ID_FILES, STATS, TREC_STRICT
+from .assemble import DATA_FILES, ID_FILES, STATS, TREC_GRADED, TREC_STRICT
+from .baseline_run import RUN_FILE
 
 EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
 EXAMPLES = ["load.py", "join_text.py", "evaluate.py"]
@@ -27,8 +28,8 @@ EXAMPLES = ["load.py", "join_text.py", "evaluate.py"]
 def release_files() -> list[str]:
     """Every file of a release, relative to its folder (declared as the outputs of stage_release, so that
     Snakemake keeps their checksums: a touched release reruns nothing)."""
-    return [*DATA_FILES.values(), TREC_STRICT, *ID_FILES.values(), *(f"examples/{name}" for name in EXAMPLES),
-            "README.md", manifest.MANIFEST, manifest.SHA256SUMS]
+    return [*DATA_FILES.values(), TREC_STRICT, TREC_GRADED, *ID_FILES.values(),
+            *(f"examples/{name}" for name in EXAMPLES), RUN_FILE, "README.md", manifest.MANIFEST, manifest.SHA256SUMS]
 
 
 def selection_rules() -> str:
@@ -37,9 +38,10 @@ def selection_rules() -> str:
 
 
 def build_package(assembled_dir, out_dir, version: str, repo_id: str, inputs_json, identity_json, config: dict,
-                  code_root, code_paths: list[str], batch_descriptions: dict, ledger, failures_json=None,
+                  code_root, code_paths: list[str], batch_descriptions: dict, ledger, bm25_run, failures_json=None,
                   package_dir=None, audit_json=None, raw_inputs: list[str] | None = None) -> dict:
-    """Build the release at `out_dir` (the staging folder); return the manifest. Raises
+    """Build the release at `out_dir` (the staging folder); return the manifest. `bm25_run`: the
+    BM25 dev run (bm25_dev_run), shipped as examples/bm25_dev.trec. Raises
     ReleaseFrozenError when the ledger holds `version` with other content, and InputError when
     `raw_inputs` (the input files the config names) are not the files inputs.json records. A release
     of another version published at `package_dir` is then set aside, so that publishing this one
@@ -53,7 +55,7 @@ def build_package(assembled_dir, out_dir, version: str, repo_id: str, inputs_jso
     failures = read_json(failures_json) if failures_json is not None else None
     audit = read_json(audit_json) if audit_json is not None else None
     with atomic_dir(out_dir) as tmp:
-        for rel in [*DATA_FILES.values(), TREC_STRICT, *ID_FILES.values()]:
+        for rel in [*DATA_FILES.values(), TREC_STRICT, TREC_GRADED, *ID_FILES.values()]:
             src = assembled_dir / rel
             if not src.exists():
                 raise InputError(src, "assembled file missing; rerun assemble")
@@ -62,13 +64,16 @@ def build_package(assembled_dir, out_dir, version: str, repo_id: str, inputs_jso
         (tmp / "examples").mkdir()
         for name in EXAMPLES:
             shutil.copyfile(EXAMPLES_DIR / name, tmp / "examples" / name)
-        (tmp / "README.md").write_text(card.render(stats, version, repo_id, identity, inputs, batch_descriptions,
-                                                   config, failures, audit),
-                                       encoding="utf-8", newline="\n")
+        if not Path(bm25_run).exists():
+            raise InputError(bm25_run, "BM25 dev run missing; rerun bm25_dev_run")
+        shutil.copyfile(bm25_run, tmp / RUN_FILE)
         code = manifest.file_hashes(code_root, code_paths)
         man = manifest.build_manifest(stats, version, repo_id, inputs.get("files", inputs), identity, config, code,
                                       selection_rules(), failures, audit)
         (tmp / manifest.MANIFEST).write_text(json_text(man), encoding="utf-8", newline="\n")
+        # the card says what the manifest records: one source for both
+        (tmp / "README.md").write_text(card.render(man, inputs, batch_descriptions), encoding="utf-8",
+                                       newline="\n")
         sums = manifest.write_sha256sums(tmp)
         # refused here, the temporary folder is removed and nothing is published
         manifest.check_ledger(ledger, version, manifest.content_hash(sums))

@@ -1,5 +1,6 @@
 """The files `assemble` writes: the five parquet configs of the release with their schemas, the TREC
-qrels of the strict dev subset, the id lists and stats.json (meanings: the card, spec/doubting-ms-marco).
+qrels of the dev judgments (strict: grade 3; graded: every grade 0-3), the id lists and stats.json
+(meanings: the card, spec/doubting-ms-marco).
 
 Readers import the schemas and paths from here (card.py, package.py, report.py, rules/package.smk),
 through irdata.doubting.assemble, which re-exports them.
@@ -43,6 +44,7 @@ CONFIG_SPLITS = [("qrels", "train"), ("qrels", "dev"), ("judgments", "train"), (
                  ("train_queries", "train"), ("dev_queries", "dev"), ("generated_answers", "train")]
 DATA_FILES = {cs: f"{cs[0]}/{cs[1]}.parquet" for cs in CONFIG_SPLITS}
 TREC_STRICT = "trec/dev.strict.qrels"
+TREC_GRADED = "trec/dev.graded.qrels"
 ID_FILES = {"train_collection": "ids/train_collection.txt", "train_excluded": "ids/train_excluded.tsv",
             "dev_all": "ids/dev_all.txt", "dev_strict": "ids/dev_strict.txt"}
 STATS = "stats.json"
@@ -53,4 +55,4 @@ PARQUET_OPTIONS = dict(compression="zstd", compression_level=1, write_statistics
 
 def assembled_files() -> list[str]:
     """Every file `assemble` writes, relative to its output folder."""
-    return [*DATA_FILES.values(), TREC_STRICT, *ID_FILES.values(), STATS]
+    return [*DATA_FILES.values(), TREC_STRICT, TREC_GRADED, *ID_FILES.values(), STATS]

@@ -1,0 +1,148 @@
+"""The Doubting MS MARCO card from the build: rendered from MANIFEST.json alone, the grading modes the
+config used (from the grading-mode registry), the Hub front matter, the graded dev qrels and the BM25
+baseline run of examples/."""
+
+import json
+
+import pyarrow.parquet as pq
+import pytest
+import yaml
+from snakemake.utils import validate
+from test_doubting_package import BATCH_DESCRIPTIONS, REPO, build
+
+from irdata.doubting import card
+from irdata.doubting.baseline_run import DEPTH, STAGE, write_bm25_run
+from irdata.doubting.hub_metadata import size_category
+from irdata.errors import InputError
+from irdata.passage_store import write_passage_store
+from irdata.retrieval.bm25 import build_bm25_index
+from irdata.retrieval.search import Searcher
+from synthetic_doubting import Work, edge_cases
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory):
+    root = tmp_path_factory.mktemp("cardpkg")
+    build(root, edge_cases(root / "w"))
+    return root
+
+
+def manifest_of(root) -> dict:
+    return json.loads((root / "pkg/MANIFEST.json").read_text())
+
+
+def rendered(root, manifest: dict) -> str:
+    inputs = json.loads((Work(root / "w").base / "inputs.json").read_text())
+    return card.render(manifest, inputs, BATCH_DESCRIPTIONS)
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_the_card_is_rendered_from_the_manifest(released):
+    assert rendered(released, manifest_of(released)) == (released / "pkg/README.md").read_text()
+
+
+def test_the_card_states_the_grading_modes_the_config_used(released):
+    default = flat((released / "pkg/README.md").read_text())
+    assert ("Training grades see only the query and the passage (grading = query_only). Development grades see also "
+            "the MS MARCO reference answer, as a fallible hint; other correct answers count (grading = answer_hinted)."
+            in default)
+    assert "Train and dev grades therefore come from different settings" in default
+    assert "| grading | string | query_only (train) or answer_hinted (dev) |" in default
+
+    manifest = manifest_of(released)
+    manifest["config"]["annotation"]["grading"]["dev"] = "query_only"
+    text = flat(rendered(released, manifest))
+    assert "Development grades see only the query and the passage (grading = query_only)." in text
+    assert "answer_hinted" not in text and "reference answer, as a fallible hint" not in text
+    assert "Development grades see also" not in text
+    assert "Train and dev grades come from the same setting." in text
+    assert "| grading | string | query_only (the grading mode; the same on train and dev) |" in text
+
+
+def test_the_card_states_the_agent_budgets_of_the_config(released):
+    manifest = manifest_of(released)
+    manifest["config"]["annotation"]["agent"]["dev"]["max_proposals"] = 123
+    assert "A proposal list may hold 123 passages per query on the development run and 60 on train" in flat(
+        rendered(released, manifest))
+
+
+@pytest.mark.parametrize("rows, bucket", [
+    (0, "n<1K"), (999, "n<1K"), (1_000, "1K<n<10K"), (9_999, "1K<n<10K"), (10_000, "10K<n<100K"),
+    (238_184, "100K<n<1M"), (1_000_000, "1M<n<10M"), (8_100_490, "1M<n<10M"), (11_817_930, "10M<n<100M"),
+    (10**9, "1B<n<10B"), (10**12, "n>1T")])
+def test_size_category_is_the_hubs_bucket(rows, bucket):
+    assert size_category(rows) == bucket
+
+
+def test_size_category_refuses_a_negative_count():
+    with pytest.raises(ValueError, match="row count must be >= 0"):
+        size_category(-1)
+
+
+def test_front_matter_is_yaml_with_the_hub_keys(released):
+    text = (released / "pkg/README.md").read_text()
+    assert text.startswith("---\n")
+    header = yaml.safe_load(text.split("---\n")[1])
+    assert header["language"] == ["en"] and header["license"] == "other"
+    assert header["task_categories"] == ["text-retrieval"] and header["task_ids"] == ["document-retrieval"]
+    largest = max(sum(splits.values()) for splits in manifest_of(released)["rows"].values())
+    assert header["size_categories"] == [size_category(largest)]
+    assert header["configs"][0] == {"config_name": "qrels", "default": True, "data_files": [
+        {"split": "train", "path": "qrels/train.parquet"}, {"split": "dev", "path": "qrels/dev.parquet"}]}
+
+
+def test_graded_dev_qrels_hold_every_dev_judgment_in_order(released):
+    pkg = released / "pkg"
+    judgments = pq.read_table(pkg / "judgments/dev.parquet").to_pylist()
+    graded = (pkg / "trec/dev.graded.qrels").read_text().splitlines()
+    assert graded == [f"{j['query_id']} 0 {j['passage_id']} {j['grade']}" for j in judgments]
+    assert len({tuple(line.split()[::2]) for line in graded}) == len(graded)  # one line per pair
+    strict = (pkg / "trec/dev.strict.qrels").read_text().splitlines()
+    assert set(strict) == {line for line in graded if line.endswith(" 3")}
+    trec = manifest_of(released)["trec"]
+    assert trec["trec/dev.graded.qrels"] == {
+        "lines": len(graded), "queries_grade2": len({j["query_id"] for j in judgments if j["grade"] >= 2})}
+    assert trec["trec/dev.strict.qrels"]["lines"] == len(strict)
+    sums = (pkg / "SHA256SUMS").read_text()
+    assert "  trec/dev.graded.qrels\n" in sums and "  examples/bm25_dev.trec\n" in sums
+    text = flat((pkg / "README.md").read_text())
+    assert "nDCG@10 with graded gains: use trec/dev.graded.qrels" in text
+    assert "MRR@10 and Recall@100: use trec/dev.strict.qrels" in text
+
+
+WORDS = "river bank money loan interest rate water flow fish boat bridge city tower light".split()
+
+
+def test_bm25_dev_run_is_the_searchers_ranking_as_a_trec_run(tmp_path):
+    tsv = tmp_path / "collection.tsv"
+    tsv.write_text("".join(f"{pid}\t{' '.join(WORDS[(pid * k) % len(WORDS)] for k in range(1, 6))}\n"
+                           for pid in range(40)))
+    write_passage_store(tsv, tmp_path / "passages.arrow")
+    retrieval = {}
+    validate(retrieval, str(REPO / "schemas/retrieval.schema.yaml"))
+    build_bm25_index(tmp_path / "passages.arrow", tmp_path / "bm25", retrieval["bm25"], show_progress=False)
+    (tmp_path / "dev_all.txt").write_text("q2\nq1\nq3\n")
+    queries = {"q1": "river bank loan", "q2": "fish boat", "q3": "the of and", "q9": "not a dev query"}
+    (tmp_path / "queries.tsv").write_text("".join(f"{q}\t{text}\n" for q, text in queries.items()))
+    settings = STAGE.settings({"retrieval": retrieval})
+
+    counts = write_bm25_run(tmp_path / "dev_all.txt", tmp_path / "queries.tsv", tmp_path / "bm25",
+                            tmp_path / "run.trec", settings)
+    searcher = Searcher({"bm25": retrieval["bm25"]}, bm25_dir=tmp_path / "bm25")
+    expected = [f"{q} Q0 {pid} {rank} {score:.6f} bm25" for q in ("q2", "q1", "q3")
+                for pid, score, rank in searcher.bm25(queries[q], k=DEPTH)]
+    lines = (tmp_path / "run.trec").read_text().splitlines()
+    assert lines == expected and lines and not any(line.startswith("q3 ") for line in lines)
+    assert counts == {"queries": 3, "queries_with_hits": 2, "lines": len(lines)}
+    before = (tmp_path / "run.trec").read_bytes()
+    write_bm25_run(tmp_path / "dev_all.txt", tmp_path / "queries.tsv", tmp_path / "bm25", tmp_path / "run.trec",
+                   settings)
+    assert (tmp_path / "run.trec").read_bytes() == before
+
+    (tmp_path / "dev_all.txt").write_text("q1\nq7\n")
+    with pytest.raises(InputError, match=r"queries.tsv: 1 dev query ids of .*dev_all.txt have no text here"):
+        write_bm25_run(tmp_path / "dev_all.txt", tmp_path / "queries.tsv", tmp_path / "bm25", tmp_path / "x.trec",
+                       settings)

@@ -1,0 +1,8 @@
+from irdata.doubting.baseline_run import write_bm25_run
+from irdata.logs import rule_logging
+
+with rule_logging(snakemake) as log:
+    i = snakemake.input
+    counts = write_bm25_run(i.dev_all, i.queries, snakemake.params.bm25_dir, snakemake.output[0],
+                            snakemake.params.settings)
+    log.info("BM25 dev run: %s", counts)
