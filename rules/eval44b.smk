@@ -17,6 +17,7 @@ E44_SPLITS = ["train", "val", "test"]
 EVAL44B_RELEASE = {
     "test": f"{EVAL44B['release']}/test.jsonl",
     "results": f"{EVAL44B['release']}/results.jsonl",
+    "ranks": f"{EVAL44B['release']}/ranks.jsonl",
     "manifest": f"{EVAL44B['release']}/manifest.json",
     "train_pairs": f"{EVAL44B['release']}/train_pairs.jsonl",
     "val_pairs": f"{EVAL44B['release']}/val_pairs.jsonl",

@@ -33,8 +33,9 @@ DOUBTING_COMMANDS = [
 ]
 EVAL44B_COMMANDS: list[str] = []
 # code blocks of the cards that are not commands: Python that loads the release through `datasets`
-# (tests/unit/test_doubting_package.py loads every config offline)
-NOT_COMMANDS = {"python"}
+# (tests/unit/test_doubting_package.py loads every config offline; test_eval44b_package.py runs the 44b
+# card's blocks), and the 44b card's BibTeX
+NOT_COMMANDS = {"python", "bibtex"}
 
 
 def card_commands(card: Path) -> list[str]:

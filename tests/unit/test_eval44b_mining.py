@@ -3,7 +3,7 @@
 import pytest
 
 from irdata.eval44b.arms import PairScorer, fuse_ranks, ranks_from_scores, score_arm
-from irdata.eval44b.metrics import chance_metrics, metrics_from_ranks, rank_of_positive
+from irdata.eval44b.metrics import chance_metrics, metrics_from_ranks
 from irdata.eval44b.mining import choose_negatives, mine
 from irdata.eval44b.screen import Screen, normalise_title, title_similarity
 
@@ -118,10 +118,10 @@ def test_metrics_on_a_hand_made_ranking():
     chance = chance_metrics(9)
     assert chance["P@1"] == pytest.approx(1 / 9) and chance["mean_rank"] == 5
     # positive at index 0; scores rank it third
-    assert rank_of_positive([0.5, 0.9, 0.1, 0.7]) == 3
-    # ties: without an order they go against the positive; with one, the order decides
-    assert rank_of_positive([1.0, 1.0, 1.0]) == 3
-    assert rank_of_positive([1.0, 1.0, 1.0], tie_order=[0, 2, 1]) == 1
+    assert ranks_from_scores([0.5, 0.9, 0.1, 0.7], [0, 1, 2, 3])[0] == 3
+    # ties: the order decides (earlier wins)
+    assert ranks_from_scores([1.0, 1.0, 1.0], [1, 2, 0]) == [3, 1, 2]
+    assert ranks_from_scores([1.0, 1.0, 1.0], [0, 2, 1]) == [1, 3, 2]
     assert ranks_from_scores([0.2, 0.9, 0.5], [0, 1, 2]) == [3, 1, 2]
     fused = fuse_ranks([[1, 2, 3], [3, 1, 2]], k=60)
     assert fused == pytest.approx([1 / 61 + 1 / 63, 1 / 62 + 1 / 61, 1 / 63 + 1 / 62])

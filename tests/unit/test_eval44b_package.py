@@ -2,22 +2,32 @@
 
 import hashlib
 import json
+import os
 import random
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
+import yaml
 
 from irdata.atomic import write_json_atomic, write_jsonl_atomic
 from irdata.eval44b.arms import Bm25Scorer
+from irdata.eval44b.card import card_markdown
+from irdata.eval44b.card_hub import REPO_ID, declared_configs, size_category
 from irdata.eval44b.inputs import read_texts_by_id
+from irdata.eval44b.metrics import metrics_from_ranks
 from irdata.eval44b.mining import mine
-from irdata.eval44b.package import package
+from irdata.eval44b.package import package, rank_rows
 from irdata.eval44b.queries import write_queries
 from irdata.eval44b.score import run_arm
 from irdata.eval44b.screen import Screen
 from irdata.eval44b.split import SPLITS, split_papers
 from irdata.json_files import read_jsonl
+from printed_commands import code_blocks
+
+REPO = Path(__file__).resolve().parents[2]
 
 TOPICS = [
     "graph neural networks",
@@ -168,6 +178,7 @@ def build(folder, settings=SCORING, mining=MINING):
         for k, f in [
             ("test", "test.jsonl"),
             ("results", "results.jsonl"),
+            ("ranks", "ranks.jsonl"),
             ("manifest", "manifest.json"),
             ("train_pairs", "train_pairs.jsonl"),
             ("val_pairs", "val_pairs.jsonl"),
@@ -259,7 +270,15 @@ def test_sha256sums_pass_gnu_check(built):
     folder = out["sums"].parent
     lines = out["sums"].read_text().splitlines()
     assert [line.split("  ", 1)[1] for line in lines] == sorted(
-        ["README.md", "manifest.json", "results.jsonl", "test.jsonl", "train_pairs.jsonl", "val_pairs.jsonl"]
+        [
+            "README.md",
+            "manifest.json",
+            "ranks.jsonl",
+            "results.jsonl",
+            "test.jsonl",
+            "train_pairs.jsonl",
+            "val_pairs.jsonl",
+        ]
     )
     if shutil.which("sha256sum"):
         subprocess.run(["sha256sum", "-c", "--strict", "--quiet", "SHA256SUMS"], cwd=folder, check=True)
@@ -316,3 +335,158 @@ def test_the_card_is_computed_from_the_release(built):
     first = next(line for line in card.splitlines() if line.startswith("| 1 |"))
     best = max(results.values(), key=lambda r: r["P@1"])
     assert f"| {best['P@1']:.3f} |" in first
+
+
+def front_matter(card: str) -> dict:
+    assert card.startswith("---\n"), "the card opens with its YAML front matter"
+    return yaml.safe_load(card.split("---\n", 2)[1])
+
+
+def test_front_matter_is_the_hub_header(built):
+    manifest, out = built
+    header = front_matter(out["card"].read_text())
+    files = manifest["files"]
+    examples = sum(files[name]["rows"] for name in ("test.jsonl", "train_pairs.jsonl", "val_pairs.jsonl"))
+    assert examples == 160 and header["size_categories"] == ["n<1K"]
+    assert header["license"] == "cc-by-4.0" and header["language"] == ["en"]
+    assert header["task_categories"] == ["text-retrieval"] and header["pretty_name"] == "44b Eval"
+    declared = {c["config_name"]: {d["split"]: d["path"] for d in c["data_files"]} for c in header["configs"]}
+    assert declared == {
+        "default": {"test": "test.jsonl"},
+        "pairs": {"train": "train_pairs.jsonl", "validation": "val_pairs.jsonl"},
+        "results": {"test": "results.jsonl"},
+        "ranks": {"test": "ranks.jsonl"},
+    }
+    assert header["configs"][0].get("default") is True
+    assert all((out["card"].parent / p).is_file() for splits in declared.values() for p in splits.values())
+
+
+@pytest.mark.parametrize(
+    "n, bucket",
+    [(0, "n<1K"), (999, "n<1K"), (1000, "1K<n<10K"), (3157, "1K<n<10K"), (25_256, "10K<n<100K"), (10**12, "n>1T")],
+)
+def test_size_category_buckets(n, bucket):
+    assert size_category(n) == bucket
+
+
+def test_an_empty_split_is_not_declared():
+    files = {"test.jsonl": {"rows": 3}, "train_pairs.jsonl": {"rows": 5}, "val_pairs.jsonl": {"rows": 0}}
+    assert declared_configs(files) == {"default": [("test", "test.jsonl")], "pairs": [("train", "train_pairs.jsonl")]}
+
+
+def test_the_card_numbers_are_the_manifest_fields(built):
+    """The intro, Counts and Disjointness read the same manifest fields; change one and the card follows."""
+    manifest, out = built
+    card = out["card"].read_text()
+    counts, census = manifest["counts"], manifest["id_schemes"]
+    papers = counts["papers_released"]["test"]
+    assert papers == manifest["disjointness"]["test_papers"] == 11
+    assert f"{counts['queries_released']['test']} test queries over {papers} papers, 9 candidates each" in card
+    assert "| papers of the released queries | 63 | 6 | 11 |" in card
+    assert f"negative: {manifest['disjointness']['test_papers_as_train_negatives']} of {papers} (100.0%)" in card
+    for name, entry in manifest["files"].items():
+        assert f"| {name} | {entry['rows']} |" in card
+    # the demo's two web papers: both test positives here, with their negatives resolvable: false
+    assert census["test_unresolvable_negatives"] == 4 and census["test_unresolvable_positives"] == 2
+    assert "4 negatives (2.3%), and 2 positives, are curated web documents with no third-party identifier" in card
+    changed = json.loads(json.dumps(manifest))
+    changed["counts"]["papers_released"]["test"] = 12345
+    changed["disjointness"]["test_papers_as_train_negatives_share"] = 0.015
+    changed["id_schemes"].update(
+        test_unresolvable_negatives=23, test_unresolvable_positives=0, test_unresolvable_negatives_share=0.00091
+    )
+    changed["files"]["test.jsonl"]["rows"] = 3157
+    results = [json.loads(line) for line in open(out["results"])]
+    other = card_markdown(changed, results)
+    assert "over 12,345 papers" in other and "of 12,345 (1.5%)" in other
+    assert "| papers of the released queries | 63 | 6 | 12,345 |" in other
+    assert "23 negatives (0.1%) are curated web documents" in other and "| test.jsonl | 3,157 |" in other
+    assert front_matter(other)["size_categories"] == ["1K<n<10K"]
+
+
+def test_the_card_has_the_spec_sections_and_citation(built):
+    _, out = built
+    card = out["card"].read_text()
+    headings = ["## Contents", "## Counts", "## Performance", "## How to use", "## Licensing", "## Citation"]
+    assert all(h in card for h in headings) and [card.index(h) for h in headings] == sorted(
+        card.index(h) for h in headings
+    )
+    spec = (REPO / "spec/44b-eval.card.txt").read_text()
+    bibtex = spec[spec.index("@misc{") :].strip()
+    assert f"```bibtex\n{bibtex}\n```" in card
+    assert "CC-BY-4.0" in card and "resolvable: false" in card
+
+
+def test_ranks_file_recomputes_the_results(built):
+    manifest, out = built
+    results = [json.loads(line) for line in open(out["results"])]
+    rows = [json.loads(line) for line in open(out["ranks"])]
+    test_ids = [json.loads(line)["note_id"] for line in open(out["test"])]
+    assert [(r["arm"], r["note_id"]) for r in rows] == [(res["arm"], q) for res in results for q in test_ids]
+    for row in rows:
+        assert list(row) == ["arm", "note_id", "rank", "candidate_ranks"]
+        assert sorted(row["candidate_ranks"]) == list(range(1, 10)) and row["candidate_ranks"][0] == row["rank"]
+    for res in results:
+        ranks = [r["rank"] for r in rows if r["arm"] == res["arm"]]
+        n = len(ranks)
+        assert n == res["queries"]
+        assert res["P@1"] == pytest.approx(sum(r == 1 for r in ranks) / n)
+        assert res["P@2"] == pytest.approx(sum(r <= 2 for r in ranks) / n)
+        assert res["P@3"] == pytest.approx(sum(r <= 3 for r in ranks) / n)
+        assert res["MRR"] == pytest.approx(sum(1 / r for r in ranks) / n)
+        assert res["mean_rank"] == pytest.approx(sum(ranks) / n)
+    listed = manifest["files"]["ranks.jsonl"]
+    assert listed == {"rows": len(rows), "sha256": hashlib.sha256(out["ranks"].read_bytes()).hexdigest()}
+    assert set(manifest["files"]) == {
+        "test.jsonl",
+        "results.jsonl",
+        "ranks.jsonl",
+        "train_pairs.jsonl",
+        "val_pairs.jsonl",
+    }
+
+
+def test_ranks_that_do_not_give_the_metrics_are_refused():
+    ranks = [
+        {"note_id": "a", "rank": 1, "candidate_ranks": [1, 2]},
+        {"note_id": "b", "rank": 2, "candidate_ranks": [2, 1]},
+    ]
+    good = {"arm": "x", "queries": 2, "metrics": metrics_from_ranks([1, 2]), "ranks": ranks}
+    assert [r["note_id"] for r in rank_rows([good], ["arms/x.json"])] == ["a", "b"]
+    bad = {**good, "metrics": {**good["metrics"], "MRR": 0.5}}
+    with pytest.raises(ValueError, match="arms/x.json: its 2 per-query ranks"):
+        rank_rows([bad], ["arms/x.json"])
+
+
+def test_the_card_python_runs_as_printed(built, tmp_path):
+    """Each Python block of How to use runs in the release folder, offline; the datasets block with the
+    repository id replaced by the folder (as its comment says), every config of the header loaded."""
+    manifest, out = built
+    folder = out["card"].parent.resolve()
+    card = out["card"].read_text()
+    blocks = ["\n".join(b.lines) for b in code_blocks("README.md", card) if b.language == "python"]
+    assert len(blocks) == 3 and f'repo = "{REPO_ID}"' in blocks[0]
+    blocks[0] = blocks[0].replace(f'repo = "{REPO_ID}"', f"repo = {str(folder)!r}") + (
+        "\nimport json\nprint(test.num_rows, sorted(pairs), pairs['train'].num_rows, results.num_rows, ranks.num_rows)"
+        "\nprint(json.dumps(row))"
+    )
+    env = dict(os.environ, HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1", HF_HOME=str(tmp_path / "hf"))
+    outputs = []
+    for block in blocks:
+        proc = subprocess.run(
+            [sys.executable, "-c", block], cwd=folder, env=env, capture_output=True, text=True, timeout=300
+        )
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        outputs.append(proc.stdout)
+    files = manifest["files"]
+    counts, first = outputs[0].splitlines()[-2:]
+    assert counts == (
+        f"{files['test.jsonl']['rows']} ['train', 'validation'] {files['train_pairs.jsonl']['rows']} "
+        f"{files['results.jsonl']['rows']} {files['ranks.jsonl']['rows']}"
+    )
+    assert json.loads(first) == json.loads(out["test"].read_text().splitlines()[0])
+    for result in map(json.loads, open(out["results"])):
+        assert (
+            f"{result['arm']}: P@1 {result['P@1']:.3f}, P@3 {result['P@3']:.3f}, MRR {result['MRR']:.3f}, "
+            f"mean rank {result['mean_rank']:.3f}"
+        ) in outputs[2]

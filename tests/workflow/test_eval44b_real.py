@@ -10,10 +10,13 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import yaml
+
+from irdata.eval44b.card_hub import size_category
 
 pytestmark = pytest.mark.workflow
 
@@ -25,6 +28,7 @@ FILES = [
     "README.md",
     "manifest.json",
     "results.jsonl",
+    "ranks.jsonl",
     "test.jsonl",
     "train_pairs.jsonl",
     "val_pairs.jsonl",
@@ -138,6 +142,28 @@ def test_iclr_release_keeps_the_card_invariants(iclr_build):
     assert manifest["mining"]["shared_with_arms"]["dense"]["arms_with_the_same_model"] == ["dense", "hybrid_rrf"]
     card = (rel / "README.md").read_text()
     assert f"{len(test)} test queries over {len(test_papers)} papers" in card and "finetuned_cross_encoder" in card
+    assert counts["papers_released"]["test"] == len(test_papers)
+    header = yaml.safe_load(card.split("---\n", 2)[1])
+    assert header["license"] == "cc-by-4.0"
+    assert header["size_categories"] == [size_category(sum(counts["queries_released"].values()))]
+    # ranks.jsonl: a row per (arm, query), each arm's metrics recomputed from it
+    ranks = read_jsonl(rel / "ranks.jsonl")
+    assert len(ranks) == len(results) * len(test) == manifest["files"]["ranks.jsonl"]["rows"]
+    for arm, r in results.items():
+        mine = [q["rank"] for q in ranks if q["arm"] == arm]
+        assert r["MRR"] == pytest.approx(sum(1 / k for k in mine) / len(mine)), arm
+    # every config of the header loads with datasets, offline (results.jsonl mixes the arms' extra fields)
+    script = (
+        "import json, sys\nfrom datasets import load_dataset\n"
+        f"print(json.dumps({{c['config_name']: load_dataset({str(rel)!r}, c['config_name']).num_rows "
+        f"for c in {header['configs']!r}}}))"
+    )
+    env = dict(os.environ, HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1", HF_HOME=str(wf.root / "hf"))
+    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    loaded = json.loads(proc.stdout.splitlines()[-1])
+    assert loaded["results"] == {"test": len(results)} and loaded["ranks"] == {"test": len(ranks)}
+    assert loaded["default"] == {"test": len(test)}
 
     if shutil.which("sha256sum"):
         subprocess.run(["sha256sum", "-c", "--strict", "--quiet", "SHA256SUMS"], cwd=rel, check=True)

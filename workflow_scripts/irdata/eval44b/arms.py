@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .metrics import metrics_from_ranks, query_rng, rank_of_positive
+from .metrics import metrics_from_ranks, query_rng
 
 
 def truncate(text: str, chars: int) -> str:
@@ -296,9 +296,10 @@ def score_arm(arm: str, rows, queries: dict, collection: dict, settings: dict, s
             docs=[truncate(collection[k], dchars) for k in keys],
             order=tie_order(seed, row["note_id"], len(keys)),
         )
-        rank = rank_of_positive(scorer(item), 0, item.order)
-        ranks.append(rank)
-        per_query.append({"note_id": row["note_id"], "rank": rank})
+        # every candidate's rank, positive first (test.jsonl's order): the release's ranks.jsonl
+        candidate_ranks = ranks_from_scores(scorer(item), item.order)
+        ranks.append(candidate_ranks[0])
+        per_query.append({"note_id": row["note_id"], "rank": candidate_ranks[0], "candidate_ranks": candidate_ranks})
     elapsed = time.perf_counter() - start
     result = {
         "arm": arm,

@@ -1,8 +1,10 @@
-"""The release's dataset card (README.md): the sections of spec/44b-eval.card.txt, every number
-computed from the manifest and the arms' results, none typed in. No dates: same inputs, same bytes."""
+"""The release's dataset card (README.md): the sections of spec/44b-eval.card.txt, every number read from
+the manifest and the arms' results (results.jsonl), none typed in or recomputed. No dates: same inputs, same
+bytes. The front matter and the How to use, Licensing and Citation sections: card_hub."""
 
 from __future__ import annotations
 
+from .card_hub import front_matter, hub_sections
 from .split import SPLITS
 
 ARM_TITLES = {
@@ -17,6 +19,8 @@ ARM_TITLES = {
 FILE_WHAT = {
     "test.jsonl": "{note_id, note_url, kind, positive{scheme,id,url}, negatives[%d]{scheme,id,url}}: a line a query",
     "results.jsonl": "the scorer's output per arm: P@1, P@2, P@3, MRR, mean rank, ms/query, truncation settings",
+    "ranks.jsonl": "{arm, note_id, rank, candidate_ranks[%d]}: the rank of the positive per (arm, query), and of "
+    "every candidate in test.jsonl's order; results.jsonl's metrics recompute from it",
     "manifest.json": "split rule and seed, counts, disjointness proof, negative-mining recipe, ID-scheme census",
     "train_pairs.jsonl": "the train split's queries as test.jsonl, each negative with its miner and rank",
     "val_pairs.jsonl": "the val split's queries, the same shape",
@@ -31,8 +35,28 @@ def _f(value, digits: int = 3) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
-def _share(part: int, whole: int) -> str:
-    return f"{part / whole:.1%}" if whole else "—"
+def _share(share) -> str:
+    return "—" if share is None else f"{share:.1%}"
+
+
+def _schemes(counts: dict) -> str:
+    return ", ".join(f"{scheme} {_n(n)}" for scheme, n in counts.items()) or "none"
+
+
+def unresolvable_note(census: dict) -> str:
+    """How many candidates have no third-party identifier (resolvable: false), from the manifest's census."""
+    schemes = " / ".join(census["unresolvable_schemes"]) or "none configured"
+    negatives, positives = census["test_unresolvable_negatives"], census["test_unresolvable_positives"]
+    if not negatives and not positives:
+        return (
+            f"No test candidate is of a scheme without a third-party identifier ({schemes}): every id resolves "
+            "at its url."
+        )
+    also = f", and {_n(positives)} positives," if positives else ""
+    return (
+        f"{_n(negatives)} negatives ({_share(census['test_unresolvable_negatives_share'])}){also} are curated web "
+        f"documents with no third-party identifier (scheme {schemes}) and are marked resolvable: false."
+    )
 
 
 def arm_title(result: dict, scoring: dict) -> str:
@@ -69,15 +93,20 @@ def card_markdown(manifest: dict, results: list[dict]) -> str:
         manifest["mining"],
         manifest["scoring"],
     )
-    files = counts["files"]
+    files = manifest["files"]
     n_neg = mining["negatives"]
+    n_cand = scoring["candidates_per_query"]
     test_q = counts["queries_released"]["test"]
+    # the papers of the released test queries: the intro, the Counts table and the Disjointness section
+    test_papers = counts["papers_released"]["test"]
     chance = scoring["chance"]
+    census = manifest["id_schemes"]
     lines = [
+        *front_matter(manifest),
         "# 44b Eval",
         "",
-        "A frozen 9-way reranking benchmark over machine-learning papers, queried by their peer reviews: "
-        f"{_n(test_q)} test queries over {_n(proof['test_papers'])} papers, {1 + n_neg} candidates each "
+        f"A frozen {n_cand}-way reranking benchmark over machine-learning papers, queried by their peer reviews: "
+        f"{_n(test_q)} test queries over {_n(test_papers)} papers, {n_cand} candidates each "
         f"(1 positive + {n_neg} hard negatives). Chance P@1 = {chance['P@1']:.3f}.",
         "",
         "## Contents",
@@ -85,24 +114,25 @@ def card_markdown(manifest: dict, results: list[dict]) -> str:
         "| file | rows | what |",
         "| --- | --- | --- |",
     ]
-    for name, key in (
-        ("test.jsonl", "test"),
-        ("results.jsonl", "results"),
-        ("manifest.json", None),
-        ("train_pairs.jsonl", "train_pairs"),
-        ("val_pairs.jsonl", "val_pairs"),
-    ):
-        what = FILE_WHAT[name] % n_neg if "%d" in FILE_WHAT[name] else FILE_WHAT[name]
-        lines.append(f"| {name} | {_n(files[key]) if key else 1} | {what} |")
+    for name in ("test.jsonl", "results.jsonl", "ranks.jsonl", "manifest.json", "train_pairs.jsonl", "val_pairs.jsonl"):
+        what = FILE_WHAT[name]
+        what = what % (n_cand if name == "ranks.jsonl" else n_neg) if "%d" in what else what
+        lines.append(f"| {name} | {_n(files[name]['rows']) if name in files else 1} | {what} |")
     lines += [
         "",
-        "SHA256SUMS holds the sha256 of every file above and of this card.",
+        "SHA256SUMS holds the sha256 of every file above and of this card; manifest.json that of each data file.",
+        "",
+        f"**Rebuilding the text.** The query is the review's text at note_url ({manifest['queries']['source']}). "
+        "Each candidate is the title + abstract of the paper at its url. Test candidates by id scheme: positives "
+        f"{_schemes(census['test_positives'])}; negatives {_schemes(census['test_negatives'])}. "
+        + unresolvable_note(census),
         "",
         "## Counts",
         "",
         "| | train | val | test |",
         "| --- | --- | --- | --- |",
-        "| papers | " + " | ".join(_n(counts["papers"][s]) for s in SPLITS) + " |",
+        "| papers (by the split hash) | " + " | ".join(_n(counts["papers"][s]) for s in SPLITS) + " |",
+        "| papers of the released queries | " + " | ".join(_n(counts["papers_released"][s]) for s in SPLITS) + " |",
         "| reviews | " + " | ".join(_n(counts["reviews"][s]) for s in SPLITS) + " |",
         f"| reviews shorter than {manifest['queries']['min_chars']} characters | "
         + " | ".join(_n(counts["queries_too_short"][s]) for s in SPLITS)
@@ -125,7 +155,7 @@ def card_markdown(manifest: dict, results: list[dict]) -> str:
         f"- Test papers that are a positive in train: {_n(proof['test_papers_positive_in_train'])}; in val: "
         f"{_n(proof['test_papers_positive_in_val'])}.",
         f"- Test papers that are some train query's negative: {_n(proof['test_papers_as_train_negatives'])} of "
-        f"{_n(proof['test_papers'])} ({_share(proof['test_papers_as_train_negatives'], proof['test_papers'])}); "
+        f"{_n(test_papers)} ({_share(proof['test_papers_as_train_negatives_share'])}); "
         f"as a val negative: {_n(proof['test_papers_as_val_negatives'])}. "
         + (
             f"Papers of the {' and '.join(mining['train_negatives_exclude'])} split are never train negatives"
@@ -167,14 +197,15 @@ def card_markdown(manifest: dict, results: list[dict]) -> str:
         "",
         "## Performance",
         "",
-        f"{_n(test_q)} test queries, {1 + n_neg} candidates each. Truncation at scoring: query "
+        f"{_n(test_q)} test queries, {n_cand} candidates each. Truncation at scoring: query "
         f"{scoring['query_chars']} characters, document (title + abstract) {scoring['document_chars']} characters. "
         "Retrieval arms are first-stage rankings of the same candidate sets.",
         "",
         *arm_table(results, scoring),
         "",
-        "These are reranking numbers (picking the right paper out of nine confusable ones), not open-corpus "
-        "retrieval. ms/query is wall time on the build machine (— when the build does not record timing).",
+        f"These are reranking numbers (picking the right paper out of {n_cand} confusable ones), not open-corpus "
+        "retrieval. ms/query is wall time on the build machine (— when the build does not record timing). "
+        "ranks.jsonl holds each arm's rank of every query's positive: the table recomputes from it (How to use).",
     ]
     fine_tuned = scoring.get("fine_tuned") or {}
     if fine_tuned:
@@ -192,4 +223,5 @@ def card_markdown(manifest: dict, results: list[dict]) -> str:
                 f"| {_f(t['best']['val']['MRR'])} ({t['best']['step']}) | {seconds} | {t['threads']} "
                 f"| `{t['model_sha256'][:16]}…` |"
             )
+    lines += ["", *hub_sections(manifest)]
     return "\n".join(lines) + "\n"

@@ -44,18 +44,3 @@ def query_rng(seed: int, qid: str) -> random.Random:
     """A random generator that depends only on the seed and the query id (not on order or sharding)."""
     digest = hashlib.sha256(f"{seed}:{qid}".encode("utf-8")).digest()
     return random.Random(int.from_bytes(digest[:8], "big"))
-
-
-def rank_of_positive(scores, positive_index: int = 0, tie_order=None) -> int:
-    """1-based rank of the candidate at `positive_index` when candidates are sorted by score, highest first.
-
-    Ties are broken by `tie_order` (a permutation of candidate indices; earlier wins), so a tie
-    neither favours nor penalises the positive systematically. Without it ties go against the positive.
-    """
-    n = len(scores)
-    order = (
-        list(tie_order) if tie_order is not None else [i for i in range(n) if i != positive_index] + [positive_index]
-    )
-    position = {idx: pos for pos, idx in enumerate(order)}
-    ranking = sorted(range(n), key=lambda i: (-scores[i], position[i]))
-    return ranking.index(positive_index) + 1

@@ -1,4 +1,5 @@
-"""The 44b Eval release: test.jsonl, results.jsonl, manifest.json, train/val pairs, README.md, SHA256SUMS.
+"""The 44b Eval release: test.jsonl, results.jsonl, ranks.jsonl, manifest.json, train/val pairs, README.md,
+SHA256SUMS.
 
 Bytes are deterministic: fixed key order in the card's files, sorted keys elsewhere, rows sorted
 by note_id, no timestamps (ms/query is the one measured value; `record_timing: false` nulls it).
@@ -6,6 +7,7 @@ by note_id, no timestamps (ms/query is the one measured value; `record_timing: f
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from pathlib import Path
 
@@ -13,13 +15,23 @@ from ..atomic import atomic_open, write_json_atomic, write_jsonl_atomic
 from ..json_files import read_json, read_jsonl
 from ..provenance import sha256_file, sha256sums_text
 from .card import card_markdown
-from .metrics import chance_metrics
+from .metrics import chance_metrics, metrics_from_ranks
 from .mining import RECIPE
 from .split import SPLITS
 
-RELEASE_FILES = ("test.jsonl", "results.jsonl", "manifest.json", "train_pairs.jsonl", "val_pairs.jsonl", "README.md")
+RELEASE_FILES = (
+    "test.jsonl",
+    "results.jsonl",
+    "ranks.jsonl",
+    "manifest.json",
+    "train_pairs.jsonl",
+    "val_pairs.jsonl",
+    "README.md",
+)
 # the out keys of package(), one per RELEASE_FILES name
-RELEASE_KEYS = ("test", "results", "manifest", "train_pairs", "val_pairs", "card")
+RELEASE_KEYS = ("test", "results", "ranks", "manifest", "train_pairs", "val_pairs", "card")
+# the data files the manifest lists with their sha256 (written before it; the card and SHA256SUMS after)
+DATA_KEYS = ("test", "results", "ranks", "train_pairs", "val_pairs")
 
 
 def ref(paper: dict, unresolvable_schemes) -> dict:
@@ -86,14 +98,20 @@ def disjointness(mined: dict, papers: dict) -> dict:
     return proof
 
 
-def census(rows_out: list[dict], papers: dict) -> dict:
+def census(rows_out: list[dict], papers: dict, unresolvable_schemes) -> dict:
+    """Id schemes of the collection and of the test candidates; which are marked resolvable: false."""
+    negatives = [n for r in rows_out for n in r["negatives"]]
+    unresolvable_negatives = sum(1 for n in negatives if n.get("resolvable") is False)
+    unresolvable_positives = sum(1 for r in rows_out if r["positive"].get("resolvable") is False)
     return {
         "collection": dict(sorted(Counter(p["scheme"] for p in papers.values()).items())),
         "test_positives": dict(sorted(Counter(r["positive"]["scheme"] for r in rows_out).items())),
-        "test_negatives": dict(sorted(Counter(n["scheme"] for r in rows_out for n in r["negatives"]).items())),
-        "test_unresolvable": sum(
-            1 for r in rows_out for c in [r["positive"], *r["negatives"]] if c.get("resolvable") is False
-        ),
+        "test_negatives": dict(sorted(Counter(n["scheme"] for n in negatives).items())),
+        "unresolvable_schemes": sorted(unresolvable_schemes),
+        "test_unresolvable": unresolvable_positives + unresolvable_negatives,
+        "test_unresolvable_positives": unresolvable_positives,
+        "test_unresolvable_negatives": unresolvable_negatives,
+        "test_unresolvable_negatives_share": round(unresolvable_negatives / len(negatives), 6) if negatives else None,
     }
 
 
@@ -117,6 +135,30 @@ def result_line(result: dict, arm_settings: dict | None = None) -> dict:
         if extra in result:
             out[extra] = result[extra]
     return out
+
+
+def _close(a, b) -> bool:
+    """Equal metrics, up to the order their floats were summed in (None: no queries)."""
+    return a == b or (a is not None and b is not None and math.isclose(a, b))
+
+
+def rank_rows(arm_results: list[dict], arm_paths) -> list[dict]:
+    """ranks.jsonl: a row per (arm, query), arms in results.jsonl's order, queries by note_id; candidate_ranks
+    are in test.jsonl's candidate order (positive first). An arm whose ranks do not give its metrics is refused."""
+    rows = []
+    for result, path in zip(arm_results, arm_paths):
+        recomputed = metrics_from_ranks(q["rank"] for q in result["ranks"])
+        agree = all(_close(recomputed[k], result["metrics"][k]) for k in recomputed)
+        if len(result["ranks"]) != result["queries"] or not agree:
+            raise ValueError(
+                f"{path}: its {len(result['ranks'])} per-query ranks give {recomputed}, not its metrics "
+                f"{result['metrics']} over {result['queries']} queries"
+            )
+        rows += [
+            {"arm": result["arm"], "note_id": q["note_id"], "rank": q["rank"], "candidate_ranks": q["candidate_ranks"]}
+            for q in sorted(result["ranks"], key=lambda q: q["note_id"])
+        ]
+    return rows
 
 
 # which arm kinds use which of a miner's settings: the lexical miner's BM25, the dense miner's model
@@ -144,6 +186,12 @@ def package(paths: dict, out: dict, settings: dict) -> dict:
     mining_reports {split: json}, arms [json], inputs {name: path}. out: one path per RELEASE_KEYS
     (the RELEASE_FILES) plus sums.
     """
+    folder = Path(out["sums"]).parent
+
+    def release_name(key):  # a file's name in the release, as SHA256SUMS and the manifest list it
+        return Path(out[key]).relative_to(folder).as_posix()
+
+    candidates = 1 + settings["mining_recipe"]["negatives"]
     papers = {p["key"]: p for p in read_jsonl(paths["papers"])}
     unresolvable = tuple(settings["unresolvable_schemes"])
     mined = {split: sorted(read_jsonl(paths["mined"][split]), key=lambda r: r["note_id"]) for split in SPLITS}
@@ -158,6 +206,7 @@ def package(paths: dict, out: dict, settings: dict) -> dict:
     arm_results = [read_json(p) for p in paths["arms"]]
     _write_rows(out["results"], [result_line(r) for r in arm_results])
     counts_out["results"] = len(arm_results)
+    counts_out["ranks"] = _write_rows(out["ranks"], rank_rows(arm_results, paths["arms"]))
 
     split_report = read_json(paths["split_report"])
     queries_report = read_json(paths["queries_report"])
@@ -181,6 +230,8 @@ def package(paths: dict, out: dict, settings: dict) -> dict:
             "query_kinds": queries_report["kinds"],
             "queries_lacking_negatives": {s: mining_reports[s]["queries_lacking_negatives"] for s in SPLITS},
             "queries_released": {s: len(mined[s]) for s in SPLITS},
+            # the papers of the released queries (their positives): the card's "test papers"
+            "papers_released": {s: len({r["positive"] for r in mined[s]}) for s in SPLITS},
             "files": counts_out,
         },
         "queries": {
@@ -199,21 +250,22 @@ def package(paths: dict, out: dict, settings: dict) -> dict:
             "screen_counts": {s: mining_reports[s]["screen"] for s in SPLITS},
             "lacking": {s: mining_reports[s]["lacking"] for s in SPLITS},
         },
-        "id_schemes": census(test_rows, papers),
+        "id_schemes": census(test_rows, papers, unresolvable),
         "scoring": {
             **settings["scoring"],
             "arms": [r["arm"] for r in arm_results],
             "arm_settings": settings["arms"],
             "fine_tuned": {r["arm"]: r["training"] for r in arm_results if "training" in r},
-            "chance": chance_metrics(1 + settings["mining_recipe"]["negatives"]),
+            "candidates_per_query": candidates,
+            "chance": chance_metrics(candidates),
         },
+        "files": {release_name(k): {"rows": counts_out[k], "sha256": sha256_file(out[k])} for k in DATA_KEYS},
         "inputs": {name: {"path": str(p), "sha256": sha256_file(p)} for name, p in sorted(paths["inputs"].items())},
     }
     write_json_atomic(out["manifest"], manifest)
     with atomic_open(out["card"]) as fh:
         fh.write(card_markdown(manifest, [result_line(r) for r in arm_results]))
-    folder = Path(out["sums"]).parent
-    names = sorted(Path(out[k]).relative_to(folder).as_posix() for k in RELEASE_KEYS)
+    names = sorted(release_name(k) for k in RELEASE_KEYS)
     with atomic_open(out["sums"]) as fh:
         fh.write(sha256sums_text(folder, names))
     return manifest
