@@ -14,6 +14,7 @@ EVAL44B_RELEASE = {
     "train_pairs": f"{EVAL44B['release']}/train_pairs.jsonl",
     "val_pairs": f"{EVAL44B['release']}/val_pairs.jsonl",
     "card": f"{EVAL44B['release']}/README.md",
+    "croissant": f"{EVAL44B['release']}/croissant.json",
     "sums": f"{EVAL44B['release']}/SHA256SUMS",
 }
 EVAL44B_SPLIT_SETTINGS = {k: EVAL44B[k] for k in ("format", "salt", "key_format", "split")}

@@ -8,6 +8,7 @@ import subprocess
 
 import pytest
 
+from croissant_check import NO_DATE, NO_VERSION, check_croissant, croissant_records
 from irdata.atomic import write_json_atomic, write_jsonl_atomic
 from irdata.eval44b.arms import Bm25Scorer
 from irdata.eval44b.inputs import read_texts_by_id
@@ -172,6 +173,7 @@ def build(folder, settings=SCORING, mining=MINING):
             ("train_pairs", "train_pairs.jsonl"),
             ("val_pairs", "val_pairs.jsonl"),
             ("card", "README.md"),
+            ("croissant", "croissant.json"),
             ("sums", "SHA256SUMS"),
         ]
     }
@@ -259,10 +261,21 @@ def test_sha256sums_pass_gnu_check(built):
     folder = out["sums"].parent
     lines = out["sums"].read_text().splitlines()
     assert [line.split("  ", 1)[1] for line in lines] == sorted(
-        ["README.md", "manifest.json", "results.jsonl", "test.jsonl", "train_pairs.jsonl", "val_pairs.jsonl"]
+        ["README.md", "croissant.json", "manifest.json", "results.jsonl", "test.jsonl", "train_pairs.jsonl",
+         "val_pairs.jsonl"]
     )
     if shutil.which("sha256sum"):
         subprocess.run(["sha256sum", "-c", "--strict", "--quiet", "SHA256SUMS"], cwd=folder, check=True)
+
+
+def test_croissant_describes_every_file_and_reads_the_rows(built):
+    _, out = built
+    dataset = check_croissant(out["sums"].parent, (NO_DATE, NO_VERSION))
+    rows = [json.loads(line) for line in open(out["test"])]
+    # a key a row lacks (resolvable of a resolvable candidate) reads as null
+    for ref in (ref for row in rows for ref in [row["positive"], *row["negatives"]]):
+        ref.setdefault("resolvable", None)
+    assert rows and croissant_records(dataset, "test") == rows
 
 
 def test_two_builds_give_identical_files(tmp_path, monkeypatch):

@@ -384,7 +384,7 @@ later release that changes any content will carry a new version.
 Companion files: trec/dev.strict.qrels (the strict development qrels in TREC format), ids/ (the training collection,
 the excluded training ids with the reason, all development ids and the strict development subset:
 ids/train_collection.txt, ids/train_excluded.tsv, ids/dev_all.txt, ids/dev_strict.txt), examples/, MANIFEST.json
-(version, row counts, source and code checksums) and SHA256SUMS.
+(version, row counts, source and code checksums), croissant.json (Croissant 1.0 metadata) and SHA256SUMS.
 
 ## Coverage
 

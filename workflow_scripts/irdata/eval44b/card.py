@@ -96,7 +96,7 @@ def card_markdown(manifest: dict, results: list[dict]) -> str:
         lines.append(f"| {name} | {_n(files[key]) if key else 1} | {what} |")
     lines += [
         "",
-        "SHA256SUMS holds the sha256 of every file above and of this card.",
+        "SHA256SUMS holds the sha256 of every file above, of croissant.json (Croissant 1.0 metadata) and of this card.",
         "",
         "## Counts",
         "",

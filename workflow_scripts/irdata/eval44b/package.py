@@ -1,4 +1,5 @@
-"""The 44b Eval release: test.jsonl, results.jsonl, manifest.json, train/val pairs, README.md, SHA256SUMS.
+"""The 44b Eval release: test.jsonl, results.jsonl, manifest.json, train/val pairs, README.md, croissant.json,
+SHA256SUMS.
 
 Bytes are deterministic: fixed key order in the card's files, sorted keys elsewhere, rows sorted
 by note_id, no timestamps (ms/query is the one measured value; `record_timing: false` nulls it).
@@ -15,11 +16,13 @@ from .card import card_markdown
 from .jsonl import read_json, read_jsonl
 from .metrics import chance_metrics
 from .mining import RECIPE
+from .release_croissant import release_croissant
 from .split import SPLITS
 
-RELEASE_FILES = ("test.jsonl", "results.jsonl", "manifest.json", "train_pairs.jsonl", "val_pairs.jsonl", "README.md")
+RELEASE_FILES = ("test.jsonl", "results.jsonl", "manifest.json", "train_pairs.jsonl", "val_pairs.jsonl", "README.md",
+                 "croissant.json")
 # the out keys of package(), one per RELEASE_FILES name
-RELEASE_KEYS = ("test", "results", "manifest", "train_pairs", "val_pairs", "card")
+RELEASE_KEYS = ("test", "results", "manifest", "train_pairs", "val_pairs", "card", "croissant")
 
 
 def ref(paper: dict, unresolvable_schemes) -> dict:
@@ -212,6 +215,8 @@ def package(paths: dict, out: dict, settings: dict) -> dict:
     write_json_atomic(out["manifest"], manifest)
     with atomic_open(out["card"]) as fh:
         fh.write(card_markdown(manifest, [result_line(r) for r in arm_results]))
+    # after every other file, before SHA256SUMS, which lists it (the order: release_croissant)
+    release_croissant(out)
     folder = Path(out["sums"]).parent
     names = sorted(Path(out[k]).relative_to(folder).as_posix() for k in RELEASE_KEYS)
     with atomic_open(out["sums"]) as fh:
