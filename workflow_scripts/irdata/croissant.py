@@ -4,8 +4,8 @@ A release lists its files (FileObjects with sha256 and encodingFormat) and descr
 parquet and JSON Lines files (RecordSets whose Fields read their columns and keys). Text and TSV files
 (id lists, TREC qrels) are listed without a record set: mlcroissant reads them with pandas' type
 inference, which turns an id "007" into 7, and TREC qrels have no header. The JSON is written by the
-workflow itself (atomic.json_text), so building a release needs no mlcroissant; the tests validate it with mlcroissant.
-Bytes are deterministic: json_text's sorted keys, lists in the order given.
+workflow itself, so building a release needs no mlcroissant; the tests validate it with mlcroissant.
+Bytes are deterministic (atomic.json_text: sorted keys; lists in the order given).
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ CONTEXT = {
     "subField": "cr:subField",
     "transform": "cr:transform",
 }
-# encodingFormat by file suffix: the MIME types mlcroissant reads (TREC qrels: space-separated, no header)
+# encodingFormat by suffix, for the releases' files (TREC qrels: space-separated text without a header)
 ENCODING_FORMATS = {".parquet": "application/x-parquet", ".jsonl": "application/jsonlines", ".json": "application/json",
                     ".tsv": "text/tab-separated-values", ".txt": "text/plain", ".qrels": "text/plain",
                     ".md": "text/markdown", ".py": "text/x-python"}
@@ -68,8 +68,8 @@ TEXT, INTEGER, FLOAT, BOOLEAN, URL = "sc:Text", "sc:Integer", "sc:Float", "sc:Bo
 
 
 class Column(NamedTuple):
-    """A column of a record set: a leaf with its Croissant dataType, or an object with `sub` columns
-    (a JSON object; `repeated`: a list of them, or of leaves)."""
+    """A column of a record set: a leaf with its Croissant dataType, or a JSON object with `sub` columns,
+    leaves (`repeated`: a list of such objects)."""
     name: str
     data_type: str | None = None
     description: str | None = None
@@ -127,6 +127,8 @@ def _field(parent_id: str, column: Column, source: dict) -> dict:
     if column.repeated:
         out["repeated"] = True
     if column.sub:
+        if any(sub.sub for sub in column.sub):
+            raise ValueError(f"{field_id}: objects nest one level deep (a sub-field's source is its parent's)")
         out["subField"] = [_field(field_id, sub, {**source, "transform": {"jsonPath": sub.name}})
                            for sub in column.sub]
     else:
