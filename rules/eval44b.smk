@@ -22,6 +22,7 @@ EVAL44B_RELEASE = {
     "train_pairs": f"{EVAL44B['release']}/train_pairs.jsonl",
     "val_pairs": f"{EVAL44B['release']}/val_pairs.jsonl",
     "card": f"{EVAL44B['release']}/README.md",
+    "croissant": f"{EVAL44B['release']}/croissant.json",
     "sums": f"{EVAL44B['release']}/SHA256SUMS",
 }
 # A miner with the retrieval section's settings searches the shared papers44b index (rules/retrieval.smk);

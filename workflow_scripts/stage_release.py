@@ -7,7 +7,8 @@ with rule_logging(snakemake) as log:
     s, i = snakemake.params.settings, snakemake.input
     manifest = build_package(
         snakemake.params.assembled, snakemake.params.staged, s["version"], s["repo_id"], i.inputs_json, i.llm_identity,
-        dict(s["config"]), Path(snakemake.scriptdir).parent, list(snakemake.params.code_files), dict(s["batch_descriptions"]),
+        dict(s["config"]), Path(snakemake.scriptdir).parent, list(snakemake.params.code_files),
+        dict(s["batch_descriptions"]),
         s["ledger"], i.bm25_run, failures_json=i.failures, package_dir=s["package_dir"], audit_json=i.get("audit"),
         raw_inputs=list(s["raw_inputs"]),
     )

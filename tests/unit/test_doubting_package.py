@@ -16,6 +16,7 @@ import pytest
 import yaml
 from snakemake.utils import validate
 
+from croissant_check import NO_DATE, NOT_SEMVER, check_croissant, croissant_records
 from irdata.doubting.assemble import assemble, shard_paths_for
 from irdata.doubting.manifest import ReleaseFrozenError, code_files
 from irdata.doubting.package import build_package, publish_package
@@ -257,6 +258,19 @@ def test_sha256sums_format(synth_pkg):
     everything = sorted(p.relative_to(synth_pkg).as_posix() for p in synth_pkg.rglob("*") if p.is_file())
     assert paths == [p for p in everything if p != "SHA256SUMS"]
     assert all(len(e.split("  ", 1)[0]) == 64 for e in entries)
+
+
+def test_croissant_describes_every_file_and_reads_the_rows(edge_pkg):
+    dataset = check_croissant(edge_pkg, (NO_DATE, NOT_SEMVER))
+    metadata = json.loads((edge_pkg / "croissant.json").read_text())
+    assert metadata["version"] == "v0.1-test" and metadata["name"] == "Shroedingercat/doubting-ms-marco"
+    record_sets = metadata["recordSet"]
+    croissant_types = {S: "sc:Text", I8: "sc:Integer", I32: "sc:Integer", F64: "sc:Float", B: "sc:Boolean"}
+    assert {rs["@id"]: [(f["name"], f["dataType"]) for f in rs["field"]] for rs in record_sets} == {
+        f"{config}_{split}": [(name, croissant_types[t]) for name, t in CARD_SCHEMA[config]]
+        for config, splits in SPLITS.items() for split in splits}
+    rows = pq.read_table(edge_pkg / "judgments/dev.parquet").to_pylist()
+    assert rows and croissant_records(dataset, "judgments_dev") == rows
 
 
 def test_manifest_counts_failures(synth_pkg):

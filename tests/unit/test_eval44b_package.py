@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from croissant_check import NO_DATE, NO_VERSION, check_croissant, croissant_records
 from irdata.atomic import write_json_atomic, write_jsonl_atomic
 from irdata.eval44b.arms import Bm25Scorer
 from irdata.eval44b.card import card_markdown
@@ -183,6 +184,7 @@ def build(folder, settings=SCORING, mining=MINING):
             ("train_pairs", "train_pairs.jsonl"),
             ("val_pairs", "val_pairs.jsonl"),
             ("card", "README.md"),
+            ("croissant", "croissant.json"),
             ("sums", "SHA256SUMS"),
         ]
     }
@@ -272,6 +274,7 @@ def test_sha256sums_pass_gnu_check(built):
     assert [line.split("  ", 1)[1] for line in lines] == sorted(
         [
             "README.md",
+            "croissant.json",
             "manifest.json",
             "ranks.jsonl",
             "results.jsonl",
@@ -282,6 +285,16 @@ def test_sha256sums_pass_gnu_check(built):
     )
     if shutil.which("sha256sum"):
         subprocess.run(["sha256sum", "-c", "--strict", "--quiet", "SHA256SUMS"], cwd=folder, check=True)
+
+
+def test_croissant_describes_every_file_and_reads_the_rows(built):
+    _, out = built
+    dataset = check_croissant(out["sums"].parent, (NO_DATE, NO_VERSION))
+    rows = [json.loads(line) for line in open(out["test"])]
+    # a key a row lacks (resolvable of a resolvable candidate) reads as null
+    for ref in (ref for row in rows for ref in [row["positive"], *row["negatives"]]):
+        ref.setdefault("resolvable", None)
+    assert rows and croissant_records(dataset, "test") == rows
 
 
 def test_two_builds_give_identical_files(tmp_path, monkeypatch):

@@ -13,6 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from croissant_check import NO_DATE, NOT_SEMVER, check_croissant
 from repo_copy import REPO, TINY_DEMO, copy_repo
 from workflow_run import Workflow
 
@@ -40,6 +41,8 @@ def test_package_is_complete_and_verifiable(built):
     assert check.returncode == 0, check.stdout + check.stderr
     manifest = json.loads((package / "MANIFEST.json").read_text())
     assert manifest["version"] == "v0.1-demo"
+    # croissant.json lists every other file with its sha256, SHA256SUMS lists it, and it validates
+    check_croissant(package, (NO_DATE, NOT_SEMVER))
     train_queries = pq.read_table(next(package.glob("**/train_queries/*.parquet"))).to_pandas()
     collection = (built.root / "work/doubting/ids/train_collection.txt").read_text().split()
     assert sorted(train_queries["query_id"]) == sorted(collection)

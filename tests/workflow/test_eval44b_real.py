@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from croissant_check import NO_DATE, NO_VERSION, check_croissant
 from irdata.eval44b.card_hub import size_category
 
 pytestmark = pytest.mark.workflow
@@ -32,6 +33,7 @@ FILES = [
     "test.jsonl",
     "train_pairs.jsonl",
     "val_pairs.jsonl",
+    "croissant.json",
 ]
 # a few steps of each fine-tune on the ~990 train queries, early-stopped on 16 val queries
 FINETUNE = {
@@ -167,6 +169,7 @@ def test_iclr_release_keeps_the_card_invariants(iclr_build):
 
     if shutil.which("sha256sum"):
         subprocess.run(["sha256sum", "-c", "--strict", "--quiet", "SHA256SUMS"], cwd=rel, check=True)
+    check_croissant(rel, (NO_DATE, NO_VERSION))
     print(
         "\n44b on ICLR:",
         json.dumps({"counts": counts, "disjointness": {k: v for k, v in proof.items() if not k.endswith("_ids")}}),

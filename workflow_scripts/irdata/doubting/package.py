@@ -14,12 +14,14 @@ import shutil
 from pathlib import Path
 
 from ..atomic import atomic_dir, json_text
+from ..croissant import CROISSANT
 from ..errors import InputError
 from ..json_files import read_json
 from ..msmarco_inputs import check_inputs_current
 from . import card, manifest, select
 from .assemble import DATA_FILES, ID_FILES, STATS, TREC_GRADED, TREC_STRICT
 from .baseline_run import RUN_FILE
+from .release_croissant import release_croissant
 
 EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
 EXAMPLES = ["load.py", "join_text.py", "evaluate.py"]
@@ -29,7 +31,8 @@ def release_files() -> list[str]:
     """Every file of a release, relative to its folder (declared as the outputs of stage_release, so that
     Snakemake keeps their checksums: a touched release reruns nothing)."""
     return [*DATA_FILES.values(), TREC_STRICT, TREC_GRADED, *ID_FILES.values(),
-            *(f"examples/{name}" for name in EXAMPLES), RUN_FILE, "README.md", manifest.MANIFEST, manifest.SHA256SUMS]
+            *(f"examples/{name}" for name in EXAMPLES), RUN_FILE, "README.md", manifest.MANIFEST, CROISSANT,
+            manifest.SHA256SUMS]
 
 
 def selection_rules() -> str:
@@ -74,6 +77,8 @@ def build_package(assembled_dir, out_dir, version: str, repo_id: str, inputs_jso
         # the card says what the manifest records: one source for both
         (tmp / "README.md").write_text(card.render(man, inputs, batch_descriptions), encoding="utf-8",
                                        newline="\n")
+        # after every other file, before SHA256SUMS, which lists it (the order: release_croissant)
+        release_croissant(tmp, version, repo_id, config["doubting"]["license"], config["doubting"]["paper"], EXAMPLES)
         sums = manifest.write_sha256sums(tmp)
         # refused here, the temporary folder is removed and nothing is published
         manifest.check_ledger(ledger, version, manifest.content_hash(sums))

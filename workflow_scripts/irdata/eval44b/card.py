@@ -120,7 +120,8 @@ def card_markdown(manifest: dict, results: list[dict]) -> str:
         lines.append(f"| {name} | {_n(files[name]['rows']) if name in files else 1} | {what} |")
     lines += [
         "",
-        "SHA256SUMS holds the sha256 of every file above and of this card; manifest.json that of each data file.",
+        "SHA256SUMS holds the sha256 of every file above, of croissant.json (Croissant 1.0 metadata) and of this "
+        "card; manifest.json that of each data file.",
         "",
         f"**Rebuilding the text.** The query is the review's text at note_url ({manifest['queries']['source']}). "
         "Each candidate is the title + abstract of the paper at its url. Test candidates by id scheme: positives "

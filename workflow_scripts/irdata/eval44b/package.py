@@ -1,5 +1,5 @@
 """The 44b Eval release: test.jsonl, results.jsonl, ranks.jsonl, manifest.json, train/val pairs, README.md,
-SHA256SUMS.
+croissant.json, SHA256SUMS.
 
 Bytes are deterministic: fixed key order in the card's files, sorted keys elsewhere, rows sorted
 by note_id, no timestamps (ms/query is the one measured value; `record_timing: false` nulls it).
@@ -17,6 +17,7 @@ from ..provenance import sha256_file, sha256sums_text
 from .card import card_markdown
 from .metrics import chance_metrics, metrics_from_ranks
 from .mining import RECIPE
+from .release_croissant import release_croissant
 from .split import SPLITS
 
 RELEASE_FILES = (
@@ -27,9 +28,10 @@ RELEASE_FILES = (
     "train_pairs.jsonl",
     "val_pairs.jsonl",
     "README.md",
+    "croissant.json",
 )
 # the out keys of package(), one per RELEASE_FILES name
-RELEASE_KEYS = ("test", "results", "ranks", "manifest", "train_pairs", "val_pairs", "card")
+RELEASE_KEYS = ("test", "results", "ranks", "manifest", "train_pairs", "val_pairs", "card", "croissant")
 # the data files the manifest lists with their sha256 (written before it; the card and SHA256SUMS after)
 DATA_KEYS = ("test", "results", "ranks", "train_pairs", "val_pairs")
 
@@ -265,6 +267,8 @@ def package(paths: dict, out: dict, settings: dict) -> dict:
     write_json_atomic(out["manifest"], manifest)
     with atomic_open(out["card"]) as fh:
         fh.write(card_markdown(manifest, [result_line(r) for r in arm_results]))
+    # after every other file, before SHA256SUMS, which lists it (the order: release_croissant)
+    release_croissant(out)
     names = sorted(release_name(k) for k in RELEASE_KEYS)
     with atomic_open(out["sums"]) as fh:
         fh.write(sha256sums_text(folder, names))
