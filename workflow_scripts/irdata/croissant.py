@@ -63,6 +63,7 @@ CONTEXT = {
 # encodingFormat by suffix, for the releases' files (TREC qrels: space-separated text without a header)
 ENCODING_FORMATS = {".parquet": "application/x-parquet", ".jsonl": "application/jsonlines", ".json": "application/json",
                     ".tsv": "text/tab-separated-values", ".txt": "text/plain", ".qrels": "text/plain",
+                    ".trec": "text/plain",
                     ".md": "text/markdown", ".py": "text/x-python"}
 TEXT, INTEGER, FLOAT, BOOLEAN, URL = "sc:Text", "sc:Integer", "sc:Float", "sc:Boolean", "sc:URL"
 
