@@ -6,9 +6,9 @@ see docs/cluster.md) and stops it afterwards with tools/slurm/stop_cluster.sh, u
 already running. Then, in fresh copies of the repository (tracked plus untracked, non-ignored
 files):
 
-1. the whole demo workflow (both releases, cut to a few queries by tests/tiny_demo.yaml) runs
-   locally (`--profile profiles/local`) and with `--profile profiles/slurm`; every file under
-   work/ and results/ must have the same sha256 in both, so both packages' SHA256SUMS agree;
+1. the demo's first stages and both indexes (tests/tiny_demo.yaml; IRDATA_SLURM_TEST_TARGETS=all:
+   both releases) run locally (`--profile profiles/local`) and with `--profile profiles/slurm`;
+   every file under work/ and results/ must have the same sha256 in both;
 2. with a corrupted input the SLURM run of the first stages must fail: non-zero exit, the failing
    rule named and sacct reporting the job FAILED; with the input repaired, the same command
    resumes and builds the same files as the local run; a dry-run afterwards has nothing to do;
@@ -24,7 +24,8 @@ not start, the tests are skipped with the reason; IRDATA_SLURM_TEST_REQUIRED=1 t
 a failure (for CI machines that must run them).
 
 Environment:
-  IRDATA_SLURM_TEST_TARGETS  space-separated Snakemake targets of test 1 (default: `all`)
+  IRDATA_SLURM_TEST_TARGETS  space-separated Snakemake targets of test 1 (default: the first stages
+                             and both indexes; `all`: both releases, ~35 min on 2 cores)
   IRDATA_SLURM_STATE         the cluster's state dir (default /var/tmp/irdata-slurm-test)
   IRDATA_SLURM_KEEP=1        leave a cluster this test started running
   IRDATA_SLURM_RUN_TIMEOUT   seconds before a Snakemake run is killed (default 1800)
@@ -49,11 +50,15 @@ import yaml
 from repo_copy import REPO, TINY_DEMO, copy_repo
 
 STATE = Path(os.environ.get("IRDATA_SLURM_STATE", "/var/tmp/irdata-slurm-test"))
-TARGETS = os.environ.get("IRDATA_SLURM_TEST_TARGETS", "all").split()
 # The failure test: the Doubting first stages (one group job) and the 44b Eval's first stage beside
 # them, independent of each other (so a failure in one leaves the other finished, to check that a
 # rerun does not redo it).
 FIRST_STAGES = ["shard_queries", "split_papers"]
+# Test 1: the first stages and both indexes, each job a process of its own on the node (an index must
+# not depend on the process that builds it). `all` is both releases, ~35 min more on 2 cores: the local
+# demo build (tests/workflow/test_demo_build.py) covers the rest of the DAG.
+INDEXES = [f"work/index/msmarco/{kind}/settings.json" for kind in ("bm25", "dense")]
+TARGETS = os.environ.get("IRDATA_SLURM_TEST_TARGETS", " ".join(FIRST_STAGES + INDEXES)).split()
 REQUIRED = os.environ.get("IRDATA_SLURM_TEST_REQUIRED") == "1"
 KEEP = os.environ.get("IRDATA_SLURM_KEEP") == "1"
 RUN_TIMEOUT = int(os.environ.get("IRDATA_SLURM_RUN_TIMEOUT", "1800"))
