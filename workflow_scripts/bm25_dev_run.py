@@ -1,5 +1,5 @@
-from irdata.doubting.baseline_run import write_bm25_run
 from irdata.logs import rule_logging
+from irdata.retrieval.baseline_run import write_bm25_run
 
 with rule_logging(snakemake) as log:
     i = snakemake.input

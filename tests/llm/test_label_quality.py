@@ -15,8 +15,9 @@ import pytest
 
 from irdata.annotate.audit import agreement, audit_pairs
 from irdata.annotate.common import run_with_client
-from irdata.annotate.grading import GRADING_MODES, grade_pairs
+from irdata.annotate.grading import grade_pairs
 from irdata.annotate.passages import TextStore
+from irdata.grading_modes import GRADING_MODES
 from irdata.llm import load_settings
 from irdata.passage_store import PassageStore, write_passage_store
 from irdata.prompts import Prompt

@@ -11,10 +11,10 @@ import pyarrow as pa
 import pytest
 import yaml
 
-from irdata.annotate import grading
+from irdata import grading_modes
 from irdata.annotate.agent import AgentBudget, SearchAgent, agent_behaviour, episode_failures
 from irdata.annotate.answers import answer_passages
-from irdata.annotate.grading import GradingMode, grade_pairs, pairs_to_grade
+from irdata.annotate.grading import grade_pairs, pairs_to_grade
 from irdata.annotate.passages import TextStore
 from irdata.annotate.wood import wood_scores
 from irdata.llm import ChatResult, GradeResult, LLMCallError, ToolCall
@@ -347,7 +347,8 @@ def test_failed_grade_stays_null_with_its_kind(tmp_path):
 def test_a_new_grading_mode_is_one_registry_entry_and_one_config_key(monkeypatch, tmp_path):
     (tmp_path / "prompts").mkdir()
     (tmp_path / "prompts/grade_strict.txt").write_text("<query>{query}</query>\n<passage>{passage}</passage>")
-    monkeypatch.setitem(grading.GRADING_MODES, "strict", GradingMode("strict", "prompts/grade_strict.txt", "strictly"))
+    strict = grading_modes.GradingMode("strict", "prompts/grade_strict.txt", "strictly")
+    monkeypatch.setitem(grading_modes.GRADING_MODES, "strict", strict)
     config = yaml.safe_load((REPO / "config.yaml").read_text())
     config.update(llm={}, annotation={"grading": {"train": "query_only", "dev": "strict"}})
     wiring = StageWiring(config, str(REPO))

@@ -11,10 +11,11 @@ from snakemake.utils import validate
 from test_doubting_package import BATCH_DESCRIPTIONS, REPO, build
 
 from irdata.doubting import card
-from irdata.doubting.baseline_run import DEPTH, STAGE, write_bm25_run
+from irdata.doubting.baseline_run import DEPTH, STAGE
 from irdata.doubting.hub_metadata import size_category
 from irdata.errors import InputError
 from irdata.passage_store import write_passage_store
+from irdata.retrieval.baseline_run import write_bm25_run
 from irdata.retrieval.bm25 import build_bm25_index
 from irdata.retrieval.search import Searcher
 from synthetic_doubting import Work, edge_cases

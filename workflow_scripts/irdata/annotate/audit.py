@@ -23,11 +23,12 @@ import pyarrow as pa
 from ..atomic import write_json_atomic, write_parquet_atomic
 from ..errors import InputError
 from ..grade_scale import GRADES
+from ..grading_modes import mode_named
 from ..passage_store import PassageStore
 from ..stage import Stage, canonical
 from ..tsv import read_trec_qrels
 from .common import Failures, LLMJob, finish_job, llm_params, run_with_client
-from .grading import _counts, grade_pairs, mode_named
+from .grading import _counts, grade_pairs
 from .passages import TextStore
 
 STAGE = Stage(

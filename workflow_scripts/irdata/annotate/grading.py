@@ -1,7 +1,7 @@
 """Grading: a separate LLM call per (query, passage), without the search history, on the card's 0-3 scale.
 
 How a split's pairs are graded is a grading mode, chosen in the config (`annotation.grading`, by
-split) from the registry GRADING_MODES: the prompt it fills and the data it sees. `query_only` sees
+split) from the registry irdata.grading_modes.GRADING_MODES: the prompt it fills and the data it sees. `query_only` sees
 the query and the passage (train); `answer_hinted` also sees the reference answers as a fallible hint
 (dev). A new mode is one registry entry, its prompt file and the config key that selects it.
 
@@ -14,13 +14,13 @@ never stored as a grade.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import pandas as pd
 import pyarrow as pa
 
 from ..atomic import write_parquet_atomic
 from ..grade_scale import CHOICES
+from ..grading_modes import grading_mode
 from ..msmarco_inputs import read_reference_answers
 from ..passage_store import PassageStore
 from ..shard_files import GRADES_SCHEMA, OFFICIAL_ROWS
@@ -28,37 +28,6 @@ from ..shards import read_id_list
 from ..stage import Stage, canonical
 from .common import Failures, LLMJob, finish_job, llm_params, official_positives, read_parquet_frame, run_with_client
 from .passages import TextStore
-
-
-@dataclass(frozen=True)
-class GradingMode:
-    name: str
-    prompt: str  # template, relative to the workflow folder
-    description: str  # for the dataset card: what the grading call sees
-    sees_answers: bool = False  # the reference answers fill the prompt's {answers}
-
-
-GRADING_MODES = {mode.name: mode for mode in [
-    GradingMode("query_only", "prompts/grade_query_only.txt", "only the query and the passage"),
-    GradingMode("answer_hinted", "prompts/grade_answer_hinted.txt",
-                "also the MS MARCO reference answer, as a fallible hint; other correct answers count",
-                sees_answers=True),
-]}
-
-
-def mode_named(name: str, where: str, answers: bool) -> GradingMode:
-    """The registered mode `name`, set at config key `where`; `answers`: whether reference answers exist there."""
-    if name not in GRADING_MODES:
-        raise ValueError(f"{where}: unknown grading mode {name!r}; known: {sorted(GRADING_MODES)}")
-    mode = GRADING_MODES[name]
-    if mode.sees_answers and not answers:
-        raise ValueError(f"{where}: mode {name!r} needs reference answers, which only dev has")
-    return mode
-
-
-def grading_mode(config: dict, split: str) -> GradingMode:
-    return mode_named(config["annotation"]["grading"][split], f"annotation.grading.{split}", answers=split == "dev")
-
 
 STAGE = Stage(
     name="grade",

@@ -17,8 +17,8 @@ import os
 from pathlib import Path
 from string import Template
 
-from ..annotate.grading import grading_mode
 from ..grade_scale import GRADES
+from ..grading_modes import grading_mode
 from . import baseline_run
 from .assemble import CONFIG_SPLITS, TREC_GRADED
 from .card_parts import audit_text, column_meanings, f2, llm_failures_text, md_table, med, n, schema_table
