@@ -4,8 +4,9 @@ It is the agent's own BM25 (irdata.retrieval.search.Searcher over the collection
 the config's `retrieval.bm25` settings), run once per dev query on the query's text, so that a user
 can check `evaluate.py` and their setup against a known ranking. TREC run lines
 `query_id Q0 passage_id rank score bm25`, queries in ids/dev_all.txt order, ranks from 1 (ties broken
-by passage id, as Searcher does); a query whose text tokenizes to nothing has no line. The run itself: irdata.retrieval.baseline_run
-(the retrieval env; this module is read by the card and package in the core env).
+by passage id, as Searcher does); a query whose text tokenizes to nothing has no line.
+The run itself: irdata.retrieval.baseline_run (the retrieval env; this module is read by the card and
+package in the core env).
 """
 
 from __future__ import annotations
