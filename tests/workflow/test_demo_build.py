@@ -104,7 +104,7 @@ RELEASE = {"assemble", "release_gate", "stage_release", "package"}
     ("workflow_scripts/irdata/annotate/answers.py", {"generate_answer", "wood", *RELEASE}),
     ("workflow_scripts/irdata/doubting/card.py", {"stage_release", "package"}),
     ("workflow_scripts/irdata/doubting/templates/README.md.tmpl", {"stage_release", "package"}),
-    ("workflow_scripts/irdata/doubting/baseline_run.py", {"bm25_dev_run", "stage_release", "package"}),
+    ("workflow_scripts/irdata/retrieval/baseline_run.py", {"bm25_dev_run", "stage_release", "package"}),
     # the 44b release's code is not the Doubting release's
     *[(f"workflow_scripts/{script}.py", set()) for script in
       ("split_papers", "select_queries", "mine_negatives", "score_arms", "package_44b")],
