@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 
+from ..hub_sizes import size_category
+
 REPO_ID = "NYSgpt/44b-eval"
 PRETTY_NAME = "44b Eval"
 LICENSE = "cc-by-4.0"
@@ -23,19 +25,6 @@ CONFIGS = (
 )
 # the files whose rows are the dataset's examples (queries): the size category counts them
 QUERY_FILES = ("test.jsonl", "train_pairs.jsonl", "val_pairs.jsonl")
-# the Hub's size_categories buckets: (exclusive upper bound, name)
-SIZE_BUCKETS = (
-    (10**3, "n<1K"),
-    (10**4, "1K<n<10K"),
-    (10**5, "10K<n<100K"),
-    (10**6, "100K<n<1M"),
-    (10**7, "1M<n<10M"),
-    (10**8, "10M<n<100M"),
-    (10**9, "100M<n<1B"),
-    (10**10, "1B<n<10B"),
-    (10**11, "10B<n<100B"),
-    (10**12, "100B<n<1T"),
-)
 CITATION = """@misc{44beval2026,
   title  = {44b Eval: a peer-review-queried hard-negative reranking benchmark over ML papers},
   author = {NYSgpt},
@@ -43,9 +32,6 @@ CITATION = """@misc{44beval2026,
   url    = {https://huggingface.co/datasets/NYSgpt/44b-eval}
 }"""
 
-
-def size_category(n: int) -> str:
-    return next((name for bound, name in SIZE_BUCKETS if n < bound), "n>1T")
 
 
 def declared_configs(files: dict) -> dict[str, list[tuple[str, str]]]:
