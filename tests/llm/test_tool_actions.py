@@ -3,6 +3,7 @@ and what a server is sent for each llm.tool_constraint (fake server): validity, 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import jsonschema
@@ -34,20 +35,32 @@ def _conversation(query: str, results: str) -> list[dict]:
             {"role": "user", "content": task.render(query=query, results=results)}]
 
 
+def _shown(results: str) -> list[str]:
+    return re.findall(r"^\[(\d+)\]", results, re.M)
+
+
 @pytest.mark.llm
 def test_the_real_model_writes_valid_actions_under_the_grammar(local_settings):
+    """Each reply is one action naming its tool first, and ids only of the passages shown (the agent's
+    choices: irdata.annotate.agent.SearchAgent._id_choices)."""
     async def go(settings, cases):
         async with make_client(settings) as c:
-            return [await c.chat(_conversation(q, r), tools=TOOLS, max_tokens=BUDGET.max_action_tokens)
+            return [await c.chat(_conversation(q, r), tools=TOOLS, max_tokens=BUDGET.max_action_tokens,
+                                 choices={"propose": {"passage_ids": _shown(r)},
+                                          "read_passage": {"passage_id": _shown(r)}})
                     for q, r in cases]
 
     *replies, again = run(go(local_settings, [*CASES, CASES[0]]))
-    for reply in replies:
+    for reply, (_, results) in zip(replies, CASES):
         assert reply.constraint == "grammar" and reply.finish_reason == "stop", reply.text
         assert reply.protocol_error is None and len(reply.tool_calls) == 1, reply.text
+        assert reply.text.startswith('{"tool": '), reply.text
         call = reply.tool_calls[0]
         spec = next(t["function"] for t in TOOLS if t["function"]["name"] == call.name)
         jsonschema.validate(call.arguments, spec["parameters"])
+        named = call.arguments.get("passage_ids", [call.arguments["passage_id"]] if "passage_id" in call.arguments
+                                   else [])
+        assert set(named) <= set(_shown(results)), reply.text
     assert again.text == replies[0].text  # greedy under the grammar: same prompt, same reply
     (free,) = run(go({**local_settings, "tool_constraint": "none"}, CASES[:1]))
     assert free.constraint == "none"

@@ -46,3 +46,22 @@ def test_sample_is_deterministic_and_precedes_dedup():
     assert len(kept_and_excluded) == 100
     # the earlier query of each repeated text stays, in file order
     assert all(np.diff([int(q) for q in a.collection]) > 0)
+
+
+def test_a_sample_with_duplicates_takes_in_every_excluded_query_and_what_it_repeats():
+    ids = [str(i) for i in range(200)]
+    texts = {i: f"query {i}" for i in ids} | {"150": "query 20", "170": "QUERY 20!", "190": "held out"}
+    train = queries([(i, texts[i]) for i in ids])
+    heldout = [queries([("h1", "Held out?")])]
+    plain = dedup_train_queries(train, heldout, sample_size=5, sample_seed=1)
+    shown = dedup_train_queries(train, heldout, sample_size=5, sample_seed=1, with_duplicates=True)
+    assert set(plain.collection) <= set(shown.collection) and "20" in shown.collection
+    assert shown.excluded.to_dict("records") == [
+        {"query_id": "150", "reason": "repeat", "duplicate_of": "20"},
+        {"query_id": "170", "reason": "repeat", "duplicate_of": "20"},
+        {"query_id": "190", "reason": "heldout", "duplicate_of": "h1"},
+    ]
+    assert shown.n_assigned == len(set(plain.collection) | {"20", "150", "170", "190"})
+    # without a sample every query is assigned anyway: the flag changes nothing
+    whole = dedup_train_queries(train, heldout, with_duplicates=True)
+    assert whole.collection == dedup_train_queries(train, heldout).collection

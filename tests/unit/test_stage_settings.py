@@ -65,6 +65,7 @@ EXPECTED = {
                                                 "qrels_missing_passages")},
     **{f"doubting.{split}_sample.{key}": {"dedup_train_queries"} | RELEASE
        for split in ("train", "dev") for key in ("size", "seed")},
+    "doubting.train_sample.with_duplicates": {"dedup_train_queries"} | RELEASE,
     **{f"doubting.shards.{split}": {"assemble"} | RELEASE for split in ("train", "dev")},
     **{f"doubting.acquisition_batches.{split}.{key}": {"assemble"} | RELEASE
        for split in ("train", "dev") for key in ("default", "default_description", "batches")},

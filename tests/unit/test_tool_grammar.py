@@ -35,6 +35,8 @@ def _longest(schema: dict):
     """The instance of a bounded schema with the most bytes as JSON."""
     if "const" in schema:
         return schema["const"]
+    if "enum" in schema:
+        return max(schema["enum"], key=lambda v: len(json.dumps(v)))
     kind = schema["type"]
     if kind == "string":
         n = int(schema["pattern"].rsplit(",", 1)[1].split("}")[0])
@@ -113,6 +115,32 @@ def tokenizer_and_matcher():
     return tokenizer, tool_grammar.ActionMatcher(tokenizer)
 
 
+def test_choices_hold_ids_to_the_values_given_and_leave_out_a_tool_with_none():
+    shown = ["1012", "104", "99017"]
+    schema = action_schema(tools(), 96, {"propose": {"passage_ids": shown[1:]}, "read_passage": {"passage_id": shown}})
+    by_tool = {a["properties"]["tool"]["const"]: a["properties"]["arguments"] for a in schema["anyOf"]}
+    assert by_tool["propose"]["properties"]["passage_ids"]["items"] == {"type": "string", "enum": shown[1:]}
+    assert by_tool["read_passage"]["properties"]["passage_id"] == {"type": "string", "enum": shown}
+    jsonschema.validate({"tool": "propose", "arguments": {"passage_ids": ["104", "99017"]}}, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"tool": "propose", "arguments": {"passage_ids": ["1012"]}}, schema)
+    for alternative in schema["anyOf"]:  # still within the cap
+        assert len(json.dumps(_longest(alternative)).encode()) <= 95
+    # every shown id proposed already: propose cannot be called, the other tools can
+    left = action_schema(tools(), 96, {"propose": {"passage_ids": []}})
+    assert [a["properties"]["tool"]["const"] for a in left["anyOf"]] == [
+        t["function"]["name"] for t in TOOLS if t["function"]["name"] != "propose"]
+    # the tools the model is shown are not changed by the choices
+    assert tools() == tools()
+
+
+def test_an_action_names_its_tool_before_its_arguments():
+    """The grammar keeps the schema's property order: a model chooses the tool first, as the protocol
+    and the conversation history write it (sorted keys would make it write the arguments first)."""
+    for alternative in action_schema(tools(), 96)["anyOf"]:
+        assert list(alternative["properties"]) == ["tool", "arguments"]
+
+
 @pytest.mark.parametrize("max_tokens", [72, 96])
 def test_a_random_model_under_the_grammar_always_writes_a_valid_action_within_the_cap(tokenizer_and_matcher,
                                                                                      max_tokens):
@@ -122,7 +150,9 @@ def test_a_random_model_under_the_grammar_always_writes_a_valid_action_within_th
 
     tokenizer, actions = tokenizer_and_matcher
     specs = tools()
-    schema = action_schema(specs, max_tokens)
+    shown = ["1012", "104", "99017"]
+    schema = action_schema(specs, max_tokens,
+                           {"propose": {"passage_ids": shown}, "read_passage": {"passage_id": shown}})
     names = set()
     for seed in range(8):
         gen = torch.Generator().manual_seed(seed)
@@ -138,6 +168,9 @@ def test_a_random_model_under_the_grammar_always_writes_a_valid_action_within_th
         text = tokenizer.decode(ids[0], skip_special_tokens=True)
         _, calls, error = parse_action(text, specs)
         assert error is None and len(calls) == 1, text
+        assert text.startswith('{"tool": '), text
         _args_valid(calls[0].name, calls[0].arguments, specs)
+        named = calls[0].arguments.get("passage_ids", [calls[0].arguments.get("passage_id", shown[0])])
+        assert set(named) <= set(shown), text
         names.add(calls[0].name)
     assert len(names) >= 2  # the grammar admits every tool, not one fixed reply

@@ -29,15 +29,20 @@ def test_lint_is_clean(workflow):
     assert proc.returncode == 0 and "Congratulations" in output, output[-3000:]
 
 
-def test_dedup_outputs_match_the_planted_duplicates(workflow):
-    workflow.snakemake("--cores", "2", *FOUNDATION, "--config", "queries=all")
-    root = workflow.root
+def planted_and_excluded(root) -> tuple[set, set]:
     with open(root / "resources/demo/planted_duplicates.tsv", newline="") as fh:
         planted = {(r["query_id"], r["reason"], r["duplicate_of"]) for r in csv.DictReader(fh, delimiter="\t")}
     with open(root / "work/doubting/ids/train_excluded.tsv", newline="") as fh:
         rows = list(csv.DictReader(fh, delimiter="\t"))
     assert list(rows[0]) == ["query_id", "reason", "duplicate_of"]
-    assert {(r["query_id"], r["reason"], r["duplicate_of"]) for r in rows} == planted
+    return planted, {(r["query_id"], r["reason"], r["duplicate_of"]) for r in rows}
+
+
+def test_dedup_outputs_match_the_planted_duplicates(workflow):
+    workflow.snakemake("--cores", "2", *FOUNDATION, "--config", "queries=all")
+    root = workflow.root
+    planted, excluded = planted_and_excluded(root)
+    assert excluded == planted
     assert {reason for _, reason, _ in planted} == {"heldout", "repeat"}
 
     kept = (root / "work/doubting/ids/train_collection.txt").read_text().split()
@@ -57,6 +62,11 @@ def test_default_demo_annotates_a_deterministic_sample(workflow):
     workflow.snakemake(*FOUNDATION, "--cores", "2", "--forcerun", "dedup_train_queries")
     assert (workflow.root / "work/doubting/ids/train_collection.txt").read_text() == first
     assert 0 < len(first.split()) <= 12
+    # the sample takes the planted duplicates in (train_sample.with_duplicates): the demo shows the dedup
+    planted, excluded = planted_and_excluded(workflow.root)
+    assert excluded == planted
+    repeated = {duplicate_of for _, reason, duplicate_of in planted if reason == "repeat"}
+    assert repeated <= set(first.split())
 
 
 @pytest.mark.parametrize("corrupt, words", [

@@ -37,8 +37,8 @@ def test_the_production_config_plans_the_full_build(workflow):
         "encode_passages": -(-COLLECTION_BYTES // (config["retrieval"]["dense"]["encode_shard_mb"] << 20)),
         "index_dense": 1,
         "agent_search": train + dev, "grade": train + dev, "generate_answer": train, "wood": train,
-        "llm_identity": 1, "audit_labels": 1, "assemble": 1, "release_gate": 1, "stage_release": 1, "package": 1,
-        "report_doubting": 1,
+        "llm_identity": 1, "audit_labels": 1, "assemble": 1, "release_gate": 1, "bm25_dev_run": 1,
+        "stage_release": 1, "package": 1, "report_doubting": 1,
     }
     assert {rule: counts.get(rule) for rule in expected} == expected
     assert counts["total"] == sum(expected.values()) + 1  # and the target rule

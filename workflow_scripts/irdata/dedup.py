@@ -27,11 +27,13 @@ EXCLUDED_COLUMNS = ["query_id", "reason", "duplicate_of"]
 
 
 def sample_settings(config: dict) -> dict:
-    """Each split's sample size (None: every query, also when config `queries` is `all`) and seed."""
+    """Each split's sample size (None: every query, also when config `queries` is `all`) and seed, and
+    whether the train sample takes the duplicates in."""
     d, sampled = config["doubting"], config["queries"] == "sample"
     return {"train_sample": d["train_sample"]["size"] if sampled else None,
             "dev_sample": d["dev_sample"]["size"] if sampled else None,
-            "train_seed": d["train_sample"]["seed"], "dev_seed": d["dev_sample"]["seed"]}
+            "train_seed": d["train_sample"]["seed"], "dev_seed": d["dev_sample"]["seed"],
+            "train_with_duplicates": d["train_sample"]["with_duplicates"] and sampled}
 
 
 STAGE = Stage(name="dedup_train_queries", script="workflow_scripts/dedup_train_queries.py",
@@ -61,10 +63,9 @@ def _first_index_per_code(codes: np.ndarray, n_codes: int) -> np.ndarray:
     return first
 
 
-def dedup_train_queries(train: pa.Table, heldout: list[pa.Table], sample_size: int | None = None,
-                        sample_seed: int = 0) -> DedupResult:
-    """Dedup train queries (columns query_id, text) against held-out query tables, in their order."""
-    train = train.filter(sample_ids(train.column("query_id").to_pylist(), sample_size, sample_seed))
+def _duplicates(train: pa.Table, heldout: list[pa.Table]):
+    """(is_heldout, is_repeat, duplicate_of, first_train) of each train query, by the module's rules;
+    first_train: the index of the first train query with its text."""
     train_ids = train.column("query_id").to_numpy(zero_copy_only=False)
     heldout_ids = np.concatenate([t.column("query_id").to_numpy(zero_copy_only=False) for t in heldout]
                                  + [np.array([], dtype=object)])
@@ -80,10 +81,33 @@ def dedup_train_queries(train: pa.Table, heldout: list[pa.Table], sample_size: i
     first_train = _first_index_per_code(train_codes, n_codes)[train_codes]
     is_heldout = first_heldout >= 0
     is_repeat = (first_train != np.arange(len(train_ids))) & ~is_heldout
-
-    excluded_rows = np.flatnonzero(is_heldout | is_repeat)
     duplicate_of = np.where(is_heldout, heldout_ids[np.maximum(first_heldout, 0)] if len(heldout_ids)
                             else None, train_ids[first_train])
+    return is_heldout, is_repeat, duplicate_of, first_train
+
+
+def duplicates_mask(train: pa.Table, heldout: list[pa.Table]) -> np.ndarray:
+    """The train queries the dedup excludes from the whole file, and the earlier train queries they repeat."""
+    is_heldout, is_repeat, _, first_train = _duplicates(train, heldout)
+    mask = is_heldout | is_repeat
+    mask[first_train[is_repeat]] = True
+    return mask
+
+
+def dedup_train_queries(train: pa.Table, heldout: list[pa.Table], sample_size: int | None = None,
+                        sample_seed: int = 0, with_duplicates: bool = False) -> DedupResult:
+    """Dedup train queries (columns query_id, text) against held-out query tables, in their order.
+
+    A sample (`sample_size`) comes first: its queries are the ones assigned for annotation, and the dedup
+    runs on them. `with_duplicates` also assigns every query the dedup would exclude from the whole file
+    and the queries they repeat, so that a small sample shows the dedup at work."""
+    assigned = sample_ids(train.column("query_id").to_pylist(), sample_size, sample_seed)
+    if with_duplicates and not assigned.all():
+        assigned |= duplicates_mask(train, heldout)
+    train = train.filter(assigned)
+    train_ids = train.column("query_id").to_numpy(zero_copy_only=False)
+    is_heldout, is_repeat, duplicate_of, _ = _duplicates(train, heldout)
+    excluded_rows = np.flatnonzero(is_heldout | is_repeat)
     excluded = pd.DataFrame({
         "query_id": train_ids[excluded_rows],
         "reason": np.where(is_heldout[excluded_rows], REASON_HELDOUT, REASON_REPEAT),
@@ -95,11 +119,11 @@ def dedup_train_queries(train: pa.Table, heldout: list[pa.Table], sample_size: i
 
 def write_query_ids(train_queries, heldout_queries, dev_queries, collection_out, excluded_out, dev_out,
                     train_sample: int | None, dev_sample: int | None, train_seed: int = 0,
-                    dev_seed: int = 0) -> dict:
+                    dev_seed: int = 0, train_with_duplicates: bool = False) -> dict:
     """Run the dedup on files and write ids/train_collection.txt, ids/train_excluded.tsv, ids/dev_all.txt."""
     train = read_queries(train_queries)
     heldout = [read_queries(p) for p in heldout_queries]
-    result = dedup_train_queries(train, heldout, train_sample, train_seed)
+    result = dedup_train_queries(train, heldout, train_sample, train_seed, train_with_duplicates)
     dev = read_queries(dev_queries)
     dev_ids = dev.filter(sample_ids(dev.column("query_id").to_pylist(), dev_sample, dev_seed)).column("query_id")
 

@@ -5,8 +5,10 @@ query itself; then each model turn may call one or more tools (all are run, in o
 `max_calls_per_turn`): search again (a reformulation when the query differs from the original),
 read further down a ranking (`page`), read a passage, propose passages, or finish. A proposal is
 accepted only for a passage that exists and that the agent has been shown (no invented ids);
-`agent_rank` is the position in the accepted list. Every model message, tool call, search,
-rejection and protocol failure goes to the trace.
+`agent_rank` is the position in the accepted list. Under an action grammar (irdata.llm.tool_grammar)
+the ids a propose or read_passage action names are held to the ids the episode has shown (and not
+proposed yet, for propose), so a small model cannot copy a placeholder, invent an id or repeat
+itself. Every model message, tool call, search, rejection and protocol failure goes to the trace.
 
 When the model breaks the tool protocol (no tool call, an unknown tool, a reply cut off at
 `max_action_tokens`) it is told what went wrong and asked again; after `max_protocol_errors` the
@@ -171,6 +173,15 @@ class SearchAgent:
         hits = await asyncio.get_running_loop().run_in_executor(self._search_thread, fn, *args)
         return [str(pid) for pid in hits.ids.tolist()]
 
+    @staticmethod
+    def _id_choices(episode: Episode, shown: dict[str, str]) -> dict:
+        """What a constrained action may name: passages the episode has shown, and for propose only those
+        not proposed yet (the agent rejects any other), so that a model cannot copy a placeholder id,
+        invent one or repeat a proposal."""
+        proposed = set(episode.proposals)
+        return {"propose": {"passage_ids": [pid for pid in shown if pid not in proposed]},
+                "read_passage": {"passage_id": list(shown)}}
+
     # -- tools ----------------------------------------------------------------------------------
     def _propose(self, episode: Episode, shown: dict[str, str], ids, cited: bool = False) -> str:
         if not isinstance(ids, list):
@@ -275,7 +286,8 @@ class SearchAgent:
             try:
                 result = await self.client.chat(messages, tools=self.tools, stage=self.stage,
                                                 max_tokens=self.budget.max_action_tokens,
-                                                tool_choice=self.budget.tool_choice, route=query_id)
+                                                tool_choice=self.budget.tool_choice, route=query_id,
+                                                choices=self._id_choices(episode, shown))
             except LLMCallError as error:
                 episode.record("llm_failure", turn=turn, kind=error.kind, reason=error.reason)
                 episode.end, episode.failure_kind = "llm_failure", error.kind

@@ -3,10 +3,11 @@
 Servers differ in native tool support (llama-cpp-python returns tool calls only when
 `tool_choice` names a function, see openai_backend.py; SmolLM2's chat template ignores `tools`),
 so the agent can run on a protocol every model can follow: the tools are described in a system
-message and the model replies either with one or more actions, each a JSON object
-{"tool": NAME, "arguments": {...}} (several objects, or a JSON list of them), or with its final
-answer as plain text. The conversation history is rewritten to the same convention. Both
-parsers return every call of a reply; the agent decides how many to execute.
+message and the model replies with one or more actions, each a JSON object
+{"tool": NAME, "arguments": {...}} (several objects, or a JSON list of them); a reply without one
+calls no tool (the agent counts it as a protocol error and ends episodes with its finish tool).
+The conversation history is rewritten to the same convention. Both parsers return every call of a
+reply; the agent decides how many to execute.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ def tools_instruction(tools) -> str:
         "You can call tools. To call one, reply with only a JSON object, nothing else:",
         '{"tool": "<tool name>", "arguments": {<arguments>}}',
         "To call several at once, reply with a JSON list of such objects.",
-        "When you have the final answer, reply with plain text, not JSON.",
+        "Every reply is a tool call: a reply in plain text calls nothing.",
         "Tools:",
     ]
     for t in tools:
@@ -109,7 +110,7 @@ def parse_action(text: str, tools) -> tuple[str, list[ToolCall], str | None]:
     """(text, tool calls, protocol error) of a reply in the text protocol: every action of the
     reply, in order.
 
-    A reply with no action object is a final answer. An action that names an unknown tool or
+    A reply with no action object calls no tool. An action that names an unknown tool or
     has non-object arguments is reported in the protocol error rather than dropped silently
     (the other actions of the reply are still returned).
     """

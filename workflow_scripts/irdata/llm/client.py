@@ -168,13 +168,14 @@ class LLMClient:
 
     # -- operations --------------------------------------------------------------------------
     async def chat(self, messages, tools=None, max_tokens: int | None = None, stage: str | None = None,
-                   tool_choice=None, route: str | None = None) -> ChatResult:
+                   tool_choice=None, route: str | None = None, choices: dict | None = None) -> ChatResult:
         """One chat turn. With tools, replies may carry tool calls (native or text protocol, per
         llm.tool_protocol), all of them; `tool_choice` (native only) is sent as given ("auto",
         "required", or {"type": "function", "function": {"name": ...}}: what llama-cpp-python
         needs to return any tool call, see openai_backend.py). A text-protocol reply is held to
-        one valid action as llm.tool_constraint says (irdata.llm.tool_grammar); ChatResult.constraint
-        names the path taken."""
+        one valid action as llm.tool_constraint says (irdata.llm.tool_grammar), its arguments to
+        `choices` ({tool: {argument: values}}) where given; ChatResult.constraint names the path
+        taken. The tools the model is shown do not change with `choices` (a stable prompt prefix)."""
         s = self._stage(stage)[0]
         request = {"max_tokens": max_tokens or s.max_tokens}
         text_protocol = bool(tools) and s.tool_protocol == "text"
@@ -183,7 +184,7 @@ class LLMClient:
         if text_protocol:
             messages = actions.to_text_protocol(messages, tools)
             if constraint != "none":
-                request["action_schema"] = tool_grammar.action_schema(tools, request["max_tokens"])
+                request["action_schema"] = tool_grammar.action_schema(tools, request["max_tokens"], choices)
         else:
             messages = actions.native_messages(messages)
             if tools:

@@ -118,10 +118,31 @@ def _action(fn: dict, budget: int) -> dict:
                 "required": [p for p in params.get("required", []) if p in props]}}}
 
 
-def action_schema(tools, max_tokens: int) -> dict:
+def _with_choices(fn: dict, choices: dict) -> dict | None:
+    """`fn` with each argument named in `choices` held to those values (a string argument, or the
+    items of an array); None when some argument has no value to take (the tool cannot be called)."""
+    if any(not values for values in choices.values()):
+        return None
+    fn = json.loads(json.dumps(fn))
+    props = (fn.get("parameters") or {}).get("properties") or {}
+    for prop, values in choices.items():
+        spec = props[prop]
+        target = spec["items"] if spec.get("type") == "array" else spec
+        target.pop("maxLength", None)
+        target["enum"] = list(values)
+    return fn
+
+
+def action_schema(tools, max_tokens: int, choices: dict | None = None) -> dict:
     """The JSON schema of one action of any of `tools` that fits in `max_tokens` (see the module
-    docstring); raises ActionBudgetError when some tool's smallest action does not fit."""
-    return {"anyOf": [_action(_tool_fn(t), max_tokens - 1) for t in tools]}
+    docstring); raises ActionBudgetError when some tool's smallest action does not fit.
+
+    `choices` ({tool: {argument: values}}) holds arguments to the values a caller can act on (the
+    agent: the passage ids the episode has shown); a tool with an argument that has no value is left out."""
+    fns = [_tool_fn(t) for t in tools]
+    if choices:
+        fns = [f for f in (_with_choices(f, choices[f["name"]]) if f["name"] in choices else f for f in fns) if f]
+    return {"anyOf": [_action(fn, max_tokens - 1) for fn in fns]}
 
 
 @lru_cache(maxsize=64)
@@ -144,7 +165,8 @@ class ActionMatcher:
     def matcher(self, schema: dict):
         import llguidance
 
-        m = llguidance.LLMatcher(self.tokenizer, _grammar(json.dumps(schema, sort_keys=True)), log_level=0)
+        # the schema's own property order: an action names its tool before the arguments
+        m = llguidance.LLMatcher(self.tokenizer, _grammar(json.dumps(schema)), log_level=0)
         if m.is_error():
             raise ValueError(f"the action grammar does not compile: {m.get_error()}")
         return m
