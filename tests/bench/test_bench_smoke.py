@@ -22,8 +22,8 @@ SMOKE = {
                        "--ef-search", "16", "--nprobe", "4", "--encode", "8"],
     "bench_llm_client.py": ["--calls", "100", "--levels", "8", "--rounds", "1"],
     "bench_passage_store.py": ["--sizes", "2000", "--fetches", "50"],
-    # the smallest scale: 1,768 passages, 101 train queries in 1 shard, 10 dev queries, production's budgets
-    "bench_production_sim.py": ["--scale", "0.0002"],
+    # the smallest scale: 442 passages, 25 train queries in 1 shard, 10 dev queries, production's budgets
+    "bench_production_sim.py": ["--scale", "0.00005"],
     # the demo's qrels name passages up to 12,000, all of which the synthetic collection must hold
     "bench_validate.py": ["--sizes", "12000"],
 }
@@ -35,13 +35,16 @@ def test_every_bench_has_a_smoke_run():
 
 # a whole Snakemake build (the rest are single processes): with the end-to-end tests
 END_TO_END = {"bench_production_sim.py"}
+WORK_FOLDER = {"bench_assemble.py", "bench_production_sim.py"}
 
 
 @pytest.mark.parametrize("bench", [pytest.param(b, marks=pytest.mark.workflow) if b in END_TO_END else b
                                    for b in sorted(SMOKE)])
-def test_bench_runs_at_a_tiny_size(bench):
+def test_bench_runs_at_a_tiny_size(bench, tmp_path):
     env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
-    proc = subprocess.run([sys.executable, str(REPO / "bench" / bench), *SMOKE[bench]], cwd=REPO, env=env,
+    # a bench that keeps its work folder for a look afterwards keeps it under the test's own
+    keep = ["--dir", str(tmp_path)] if bench in WORK_FOLDER else []
+    proc = subprocess.run([sys.executable, str(REPO / "bench" / bench), *SMOKE[bench], *keep], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, f"{bench} {' '.join(SMOKE[bench])}:\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}"
     assert proc.stdout.strip(), f"{bench} printed no report"

@@ -19,7 +19,10 @@ def served_wf(tmp_path_factory) -> Workflow:
     servers of the tests' own (tests/model_server.py): each such test names its own model, journal folder and
     release version in an `llm:` overlay, so their builds share the indexes and keep their LLM outputs apart."""
     wf = Workflow(copy_repo(tmp_path_factory.mktemp("served") / "wf"))
-    wf.args = ("--configfile", "config.yaml", str(TINY_DEMO.relative_to(REPO)))
+    # one train shard: a job fewer per LLM stage in each of these builds (the demo build of
+    # tests/workflow/test_demo_build.py keeps two, and assembles them)
+    (wf.root / "served.yaml").write_text("doubting:\n  shards: {train: 1, dev: 1}\n")
+    wf.args = ("--configfile", "config.yaml", str(TINY_DEMO.relative_to(REPO)), "served.yaml")
     indexes = [f"work/index/msmarco/{kind}/settings.json" for kind in ("bm25", "dense")]
     wf.snakemake("--profile", "profiles/local", "--cores", "2", *indexes, "work/doubting/inputs.json",
                  "work/doubting/shards/dev/0000.txt", *wf.args, timeout=1800)
