@@ -37,10 +37,12 @@ def server():
 
 
 def build(wf, server, name, *, llm=None, annotation=None, extra=(), check=True, version=None, accept=False):
-    """Build the Doubting release with the LLM stages on `server`, under model name `name`."""
+    """Build the Doubting release with the LLM stages on `server`, under model name `name`. Calls time out
+    after 2 s: below the server's injected stall (ModelServer.slow_s), far above its answers on a loaded
+    machine running two LLM jobs side by side."""
     overlay = {"accept_llm_failures": accept,
                "llm": {"backend": "openai", "model": name, "base_urls": [server.url], "max_retries": 1,
-                       "backoff_s": 0.01, "backoff_max_s": 0.02, "timeout_s": 1, "journal_dir": f"cache/{name}",
+                       "backoff_s": 0.01, "backoff_max_s": 0.02, "timeout_s": 2, "journal_dir": f"cache/{name}",
                        "extra_body": {}, **(llm or {})},
                "annotation": annotation or {}, "doubting": {"version": version or f"v-{name}"}}
     path = wf.root / f"{name}.yaml"
