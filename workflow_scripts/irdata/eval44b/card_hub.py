@@ -33,7 +33,6 @@ CITATION = """@misc{44beval2026,
 }"""
 
 
-
 def declared_configs(files: dict) -> dict[str, list[tuple[str, str]]]:
     """{config: [(split, file), ...]} of the splits whose file has rows (manifest `files`)."""
     out: dict[str, list[tuple[str, str]]] = {}

@@ -141,8 +141,8 @@ def action_schema(tools, max_tokens: int, choices: dict | None = None) -> dict:
     agent: the passage ids the episode has shown); a tool with an argument that has no value is left out."""
     fns = [_tool_fn(t) for t in tools]
     if choices:
-        fns = [f for f in (_with_choices(f, choices[f["name"]]) if f["name"] in choices else f for f in fns) if f]
-    return {"anyOf": [_action(fn, max_tokens - 1) for fn in fns]}
+        fns = [_with_choices(f, choices[f["name"]]) if f["name"] in choices else f for f in fns]
+    return {"anyOf": [_action(fn, max_tokens - 1) for fn in fns if fn is not None]}
 
 
 @lru_cache(maxsize=64)
