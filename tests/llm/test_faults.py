@@ -554,9 +554,9 @@ def _fill_the_disk_then_rerun(fake_server, journal, out, n, pad, cause, limit_fs
     first = subprocess.run(cmd + ([str(limit_fsize)] if limit_fsize else []), env=env, capture_output=True,
                            text=True, timeout=120)
     assert first.returncode != 0 and not out.exists()
-    error = [line for line in first.stderr.splitlines() if line.startswith("irdata.llm.journal.JournalError: ")][-1]
+    error = first.stderr.splitlines()[-1]  # the job's last words: the error it stopped with
     match = re.search(r"(\d+) answered call\(s\) could not be kept and will be asked again \((\d+) on disk", error)
-    assert f"{cause} writing {journal}: " in error and match, first.stderr[-3000:]
+    assert error.startswith(f"irdata.llm.journal.JournalError: {cause} writing {journal}: ") and match, first.stderr
     asked_first = Counter(fake_server.prompts)
     data = journal.read_bytes()
     assert data.endswith(b"\n")  # whole lines only: no torn tail for a rerun's lines to glue onto
@@ -586,8 +586,8 @@ def _fill_the_disk_then_rerun(fake_server, journal, out, n, pad, cause, limit_fs
 
 
 def test_a_file_size_limit_stops_the_job_and_the_rerun_asks_again_only_what_was_not_kept(fake_server, tmp_path):
-    # ~250-byte lines: the limit is reached within the first batches, in the middle of a line.
-    _fill_the_disk_then_rerun(fake_server, tmp_path / "job.jsonl", tmp_path / "out.json", 20, 0, "file too large "
+    # ~200-byte lines: 7 and part of an 8th fit, reached within the first batches.
+    _fill_the_disk_then_rerun(fake_server, tmp_path / "job.jsonl", tmp_path / "out.json", 40, 0, "file too large "
                               "(EFBIG: a file-size limit such as ulimit -f)", limit_fsize=1500)
 
 
@@ -598,8 +598,8 @@ def test_a_full_filesystem_stops_the_job_and_the_rerun_asks_again_only_what_was_
                                            capture_output=True).returncode != 0:
         pytest.skip("mounting a small tmpfs is not permitted here")
     try:
-        _fill_the_disk_then_rerun(  # ~450-byte lines: about 9 fit in the 4 KiB
-            fake_server, small / "job.jsonl", tmp_path / "out.json", 30, 200, "disk full (ENOSPC)",
+        _fill_the_disk_then_rerun(  # ~400-byte lines: 10 and part of an 11th fit in 4 KiB
+            fake_server, small / "job.jsonl", tmp_path / "out.json", 60, 200, "disk full (ENOSPC)",
             free_space=lambda: subprocess.run(["mount", "-o", "remount,size=1m", str(small)], check=True))
     finally:
         subprocess.run(["umount", str(small)], check=True)
