@@ -9,16 +9,19 @@ import asyncio
 import json
 import logging
 import os
+import re
 import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
 from llm_testlib import BOS_TEXT, FakeServer, dead_url, fake_logprob, fake_settings, journal_lines, run
 
 from irdata.llm import LLMCallError, SyncClient, make_client
+from irdata.llm.journal import Journal
 from irdata.llm.transports import TransientError
 
 HERE = Path(__file__).resolve().parent
@@ -540,6 +543,66 @@ def test_kill_9_mid_journal_then_rerun_repeats_no_completed_call(fake_server, tm
     for text in done_before:  # each completed call was made once, before the kill
         assert fake_server.prompts[f"REPLY:{text}"] == 1
     assert len(journal_lines(journal)) == n  # the torn line is gone, every call journaled once
+
+
+def _fill_the_disk_then_rerun(fake_server, journal, out, n, pad, cause, limit_fsize=None, free_space=None):
+    """Run the journal worker until its journal's disk is full, check that it stopped naming the
+    cause and left whole lines only, free space, rerun, check what was asked again."""
+    fake_server.delay_s = 0.05
+    cmd = [sys.executable, str(HERE / "journal_worker.py"), fake_server.url, str(journal), str(out), str(n), str(pad)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    first = subprocess.run(cmd + ([str(limit_fsize)] if limit_fsize else []), env=env, capture_output=True,
+                           text=True, timeout=120)
+    assert first.returncode != 0 and not out.exists()
+    error = first.stderr.splitlines()[-1]  # the job's last words: the error it stopped with
+    match = re.search(r"(\d+) answered call\(s\) could not be kept and will be asked again \((\d+) on disk", error)
+    assert error.startswith(f"irdata.llm.journal.JournalError: {cause} writing {journal}: ") and match, first.stderr
+    asked_first = Counter(fake_server.prompts)
+    data = journal.read_bytes()
+    assert data.endswith(b"\n")  # whole lines only: no torn tail for a rerun's lines to glue onto
+    sound = Journal(journal)
+    assert sound.dropped == 0 and journal.read_bytes() == data  # every line sound, nothing cut on open
+    sound.close()
+    kept = {json.loads(line.split(b" ", 1)[1])["v"]["text"] for line in data.splitlines()}
+    lost = int(match[1])
+    asked = sum(asked_first.values())  # calls in flight when the job stopped were asked, never answered
+    assert 0 < len(kept) == int(match[2]) and len(kept) + lost <= asked < n
+
+    if free_space:
+        free_space()
+    subprocess.run(cmd, env=env, check=True, timeout=120)
+    texts = [f"item {i}" + "." * pad for i in range(n)]
+    result = json.loads(out.read_text())
+    assert result["texts"] == texts
+    assert (result["stats"]["journal_hits"], result["stats"]["calls"]) == (len(kept), n - len(kept))
+    for text in texts:  # a call on disk is never asked again; every other one is asked once more
+        assert fake_server.prompts[f"REPLY:{text}"] == asked_first[f"REPLY:{text}"] + (text not in kept)
+    asked_again = sum(1 for text in texts if asked_first[f"REPLY:{text}"] and text not in kept)
+    sound = Journal(journal)
+    assert sound.dropped == 0 and len(sound.entries) == len(journal_lines(journal)) == n
+    sound.close()
+    print(f"{cause}: {asked} asked, {len(kept) + lost} answered, {len(kept)} kept on disk, {lost} lost; rerun: "
+          f"{len(kept)} from the journal, {asked_again} asked again, {n - asked} asked for the first time")
+
+
+def test_a_file_size_limit_stops_the_job_and_the_rerun_asks_again_only_what_was_not_kept(fake_server, tmp_path):
+    # ~200-byte lines: 7 and part of an 8th fit, reached within the first batches.
+    _fill_the_disk_then_rerun(fake_server, tmp_path / "job.jsonl", tmp_path / "out.json", 40, 0, "file too large "
+                              "(EFBIG: a file-size limit such as ulimit -f)", limit_fsize=1500)
+
+
+def test_a_full_filesystem_stops_the_job_and_the_rerun_asks_again_only_what_was_not_kept(fake_server, tmp_path):
+    small = tmp_path / "small"
+    small.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4k", "tmpfs", str(small)],
+                                           capture_output=True).returncode != 0:
+        pytest.skip("mounting a small tmpfs is not permitted here")
+    try:
+        _fill_the_disk_then_rerun(  # ~400-byte lines: 10 and part of an 11th fit in 4 KiB
+            fake_server, small / "job.jsonl", tmp_path / "out.json", 60, 200, "disk full (ENOSPC)",
+            free_space=lambda: subprocess.run(["mount", "-o", "remount,size=1m", str(small)], check=True))
+    finally:
+        subprocess.run(["umount", str(small)], check=True)
 
 
 def test_sync_wrapper(fake_server):

@@ -3,6 +3,7 @@ alignment, the action protocol, stats."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 
@@ -20,7 +21,7 @@ from irdata.llm import (
 )
 from irdata.llm.actions import parse_action, parse_native, to_text_protocol
 from irdata.llm.grading import choice_distribution
-from irdata.llm.journal import FLUSH_INTERVAL_S, Journal
+from irdata.llm.journal import FLUSH_INTERVAL_S, Journal, JournalError
 from irdata.llm.loglikelihood import align_echo, continuation_start
 from irdata.llm.results import RequestFailed
 from irdata.llm.settings import schema
@@ -125,7 +126,6 @@ def test_journal_drops_torn_and_corrupt_lines(tmp_path):
 
 
 def test_journal_reads_sound_lines_of_another_layout_and_batches_writes(tmp_path):
-    import asyncio
     import hashlib
 
     path = tmp_path / "j.jsonl"
@@ -146,6 +146,70 @@ def test_journal_reads_sound_lines_of_another_layout_and_batches_writes(tmp_path
     assert asyncio.run(burst()) == (1, 1) and len(path.read_bytes().splitlines()) == 6
     j.close()
     assert Journal(path).get(f"{4:064d}") == {"text": "4"}
+
+
+def test_journal_continues_short_writes(tmp_path, monkeypatch):
+    import os
+
+    path = tmp_path / "j.jsonl"
+    j = Journal(path)
+    real_write = os.write
+    monkeypatch.setattr(os, "write", lambda fd, data: real_write(fd, bytes(data[:7]) if fd == j._fd else data))
+
+    async def burst():
+        for i in range(3):
+            j.append(f"{i:064d}", {"text": str(i)})
+        await asyncio.sleep(2 * FLUSH_INTERVAL_S)
+
+    asyncio.run(burst())
+    j.close()
+    monkeypatch.undo()
+    again = Journal(path)
+    assert (len(again.entries), again.dropped, again.kept) == (3, 0, 3)
+    again.close()
+
+
+def test_journal_write_past_a_file_size_limit_keeps_whole_lines_and_raises(tmp_path, caplog):
+    import resource
+    import signal
+
+    path = tmp_path / "j.jsonl"
+    j = Journal(path)
+    j.append("a" * 64, {"text": "first"})  # no event loop: written now
+    size = path.stat().st_size
+    limit = 3 * size + size // 2  # room for two more lines and half a third
+
+    async def burst():
+        for i in range(3):
+            j.append(f"{i:064d}", {"text": "abcde"})  # the same length as the first line
+        await asyncio.sleep(2 * FLUSH_INTERVAL_S)  # the timer's write fails: recorded, not raised
+
+    old_limit, old_handler = resource.getrlimit(resource.RLIMIT_FSIZE), signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, old_limit[1]))
+    try:
+        asyncio.run(burst())
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, old_limit)
+        signal.signal(signal.SIGXFSZ, old_handler)
+    assert "file too large (EFBIG" in caplog.text
+    # The half line is cut: the file holds whole lines only, and nothing is written any more.
+    assert path.stat().st_size == 3 * size and path.read_bytes().endswith(b"\n")
+    with pytest.raises(JournalError, match="1 answered call"):
+        j.get("a" * 64)
+    with pytest.raises(JournalError, match="2 answered call"):
+        j.append("b" * 64, {"text": "lost"})  # the call's answer is counted, then the job is stopped
+    with pytest.raises(JournalError) as err:
+        j.close()
+    assert str(err.value) == (f"file too large (EFBIG: a file-size limit such as ulimit -f) writing {path}: raise "
+                              "the limit and rerun; 2 answered call(s) could not be kept and will be asked again "
+                              "(3 on disk will not be)")
+    again = Journal(path)
+    assert set(again.entries) == {"a" * 64, f"{0:064d}", f"{1:064d}"} and again.dropped == 0
+    again.append("c" * 64, {"text": "x"})  # appends onto a whole line
+    again.close()
+    again = Journal(path)
+    assert (again.dropped, again.kept) == (0, 4)
+    again.close()
 
 
 # -- the grade grammar -----------------------------------------------------------------------------

@@ -65,9 +65,10 @@ class LLMClient:
     """Async LLM client. Use `make_client(settings, journal_path=...)`; close with `await aclose()`.
 
     Identical calls in flight at once are sent once (stats.coalesced counts the others). Failed
-    calls are never journaled, so a rerun makes exactly those again. On close the client logs
-    stats.summary_line() at INFO when it did anything. While a request is in flight the collector
-    runs less often (GC_YOUNG_THRESHOLD)."""
+    calls are never journaled, so a rerun makes exactly those again. A journal that cannot be
+    written (a full disk) stops the job: every later call and aclose raise JournalError. On close
+    the client logs stats.summary_line() at INFO when it did anything. While a request is in
+    flight the collector runs less often (GC_YOUNG_THRESHOLD)."""
 
     def __init__(self, settings: LLMSettings, journal_path=None):
         self.settings = settings
@@ -352,8 +353,10 @@ class SyncClient:
         return attr
 
     def close(self) -> None:
-        self._loop.run_until_complete(self.client.aclose())
-        self._loop.close()
+        try:
+            self._loop.run_until_complete(self.client.aclose())
+        finally:  # aclose raises when the journal could not be written
+            self._loop.close()
 
     def __enter__(self):
         return self

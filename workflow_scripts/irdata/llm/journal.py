@@ -10,6 +10,15 @@ open, every line is checked against its checksum; bad lines are dropped (never t
 torn tail is cut off so that new lines do not glue onto it. The journal is a cache outside
 Snakemake's outputs, not an output, so it is appended to rather than written atomically.
 
+A write that fails (disk full, a file-size limit) must not lose answers silently: a short write
+is continued, and when a write fails the bytes of a line it left half written are cut off, so the
+file holds whole lines only, and the journal is marked failed. From then on every call of the job
+(journal.get, journal.append) and close() raise JournalError, naming the file, the cause and how
+many answered calls could not be kept: the job stops rather than paying for answers it cannot
+keep, and its rerun, once there is space, repeats none of the calls on disk and asks the others
+again. The timer's own flush only records the failure: an error raised in a timer callback is
+merely logged by asyncio.
+
 In memory each answer is kept as its JSON text, decoded on a hit: text is compact and not
 traversed by the garbage collector, which a dict per call is (measured: ~10% of the CPU of a
 job of thousands of calls).
@@ -18,6 +27,7 @@ job of thousands of calls).
 from __future__ import annotations
 
 import asyncio
+import errno
 import hashlib
 import json
 import logging
@@ -32,6 +42,29 @@ log = logging.getLogger(__name__)
 FLUSH_INTERVAL_S = 0.1
 
 _HEAD, _MID = b'{"k":"', b'","v":'  # the body's layout: _HEAD + 64 hex digits + _MID + value + b"}"
+
+
+# errno -> (cause, what to do), for the errors a full disk or a size limit gives a writer.
+_CAUSES = {
+    errno.ENOSPC: ("disk full (ENOSPC)", "free space and rerun"),
+    errno.EDQUOT: ("disk quota exceeded (EDQUOT)", "free space or raise the quota and rerun"),
+    errno.EFBIG: ("file too large (EFBIG: a file-size limit such as ulimit -f)", "raise the limit and rerun"),
+}
+
+
+class JournalError(RuntimeError):
+    """The journal could not be written: the job stops (not a call failure a stage counts and
+    carries on after), naming the file, the cause and the answers that will be asked again."""
+
+    def __init__(self, path, cause: OSError, lost: int, kept: int):
+        name = errno.errorcode.get(cause.errno, "")
+        what, fix = _CAUSES.get(cause.errno, (f"{cause.strerror or cause} ({name})" if name else str(cause),
+                                              "fix it and rerun"))
+        super().__init__(f"{what} writing {path}: {fix}; {lost} answered call(s) could not be kept and will be "
+                         f"asked again ({kept} on disk will not be)")
+        self.path = str(path)
+        self.lost = lost
+        self.kept = kept
 
 
 def _line(key: str, value_json: str) -> bytes:
@@ -61,9 +94,13 @@ class Journal:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.entries: dict[str, str] = {}  # request key -> answer as JSON text
         self.dropped = 0
+        self.kept = 0  # sound lines on disk: read on open or written since
+        self.lost = 0  # answers that could not be written (after a failure)
+        self._error: OSError | None = None  # the write's failure; set once, the journal writes no more
         self._pending: list[bytes] = []
         self._flush_timer: asyncio.TimerHandle | None = None
         self._load()
+        self.kept = len(self.entries)
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 
     def _load(self) -> None:
@@ -93,7 +130,9 @@ class Journal:
                         self.path, self.dropped)
 
     def get(self, key: str):
-        """The journaled answer of a call, or None."""
+        """The journaled answer of a call, or None. Raises JournalError once a write failed."""
+        if self._error is not None:
+            self._raise()
         text = self.entries.get(key)
         return None if text is None else json.loads(text)
 
@@ -101,25 +140,69 @@ class Journal:
         return key in self.entries
 
     def append(self, key: str, value) -> None:
+        """Keep an answer; it is written within FLUSH_INTERVAL_S. Raises JournalError (the answer
+        counted as lost) once a write failed."""
+        if self._error is not None:
+            self.lost += 1
+            self._raise()
         text = encode_json(value)
         self.entries[key] = text
         self._pending.append(_line(key, text))
         if len(self._pending) == 1:
             try:
-                self._flush_timer = asyncio.get_running_loop().call_later(FLUSH_INTERVAL_S, self.flush)
+                self._flush_timer = asyncio.get_running_loop().call_later(FLUSH_INTERVAL_S, self._write)
             except RuntimeError:  # no event loop: write now
                 self.flush()
 
     def flush(self) -> None:
+        """Write the pending lines now; raises JournalError if this or an earlier write failed."""
+        self._write()
+        if self._error is not None:
+            self._raise()
+
+    def _write(self) -> None:
+        """Write the pending lines in one os.write where the kernel takes them all (the timer's
+        callback: records a failure, never raises)."""
         if self._flush_timer is not None:
             self._flush_timer.cancel()
             self._flush_timer = None
-        if self._pending and self._fd >= 0:
-            os.write(self._fd, b"".join(self._pending))
+        if not self._pending or self._fd < 0 or self._error is not None:
+            return
+        data = b"".join(self._pending)
+        lines = len(self._pending)
         self._pending.clear()
+        view, done = memoryview(data), 0
+        try:
+            while done < len(data):  # a short write (a full disk, a size limit) is continued
+                n = os.write(self._fd, view[done:])
+                if n == 0:
+                    raise OSError(errno.EIO, "os.write wrote nothing")
+                done += n
+        except OSError as e:
+            self._error = e
+            whole = data.rfind(b"\n", 0, done) + 1  # end of the last line written whole
+            kept = data.count(b"\n", 0, whole)
+            self.kept += kept
+            self.lost += lines - kept
+            if whole < done:  # a line half written: cut it, or a rerun's lines would glue onto it
+                try:
+                    os.ftruncate(self._fd, os.fstat(self._fd).st_size - (done - whole))
+                except OSError:  # the next open cuts a torn tail as well
+                    log.warning("journal %s: could not cut a half-written line", self.path, exc_info=True)
+            log.error("%s", JournalError(self.path, e, self.lost, self.kept))
+            return
+        self.kept += lines
+
+    def _raise(self):
+        raise JournalError(self.path, self._error, self.lost, self.kept) from self._error
 
     def close(self) -> None:
+        """Write what is pending and close; raises JournalError if a write failed."""
         if self._fd >= 0:
-            self.flush()
-            os.close(self._fd)
-            self._fd = -1
+            try:
+                self._write()
+            finally:
+                os.close(self._fd)
+                self._fd = -1
+        if self._error is not None:
+            self._raise()
