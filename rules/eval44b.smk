@@ -249,6 +249,6 @@ rule publish_44b:
     params:
         settings=stage_settings("publish_44b"),
         code=stage_code("publish_44b"),
-        staged=E44_STAGED,
+        staged=lambda wildcards, input: str(Path(input.staged[-1]).parent),
     script:
         "../workflow_scripts/publish_44b.py"
