@@ -37,7 +37,7 @@ rule doubting:
 
 rule eval44b:
     input:
-        list(EVAL44B_RELEASE.values()),
+        rules.publish_44b.output,
         rules.report_eval44b.output,
 
 

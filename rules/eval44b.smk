@@ -14,16 +14,19 @@ from irdata.eval44b.stages import (
 
 EVAL44B = config["eval44b"]
 E44_SPLITS = ["train", "val", "test"]
-EVAL44B_RELEASE = {
-    "test": f"{EVAL44B['release']}/test.jsonl",
-    "results": f"{EVAL44B['release']}/results.jsonl",
-    "ranks": f"{EVAL44B['release']}/ranks.jsonl",
-    "manifest": f"{EVAL44B['release']}/manifest.json",
-    "train_pairs": f"{EVAL44B['release']}/train_pairs.jsonl",
-    "val_pairs": f"{EVAL44B['release']}/val_pairs.jsonl",
-    "card": f"{EVAL44B['release']}/README.md",
-    "croissant": f"{EVAL44B['release']}/croissant.json",
-    "sums": f"{EVAL44B['release']}/SHA256SUMS",
+# the release as package_44b stages it; publish_44b publishes it at eval44b.release (one folder, swapped in
+# whole and not a Snakemake output, like the Doubting release: rules/package.smk)
+E44_STAGED = f"{E44}/release"
+EVAL44B_STAGED = {
+    "test": f"{E44_STAGED}/test.jsonl",
+    "results": f"{E44_STAGED}/results.jsonl",
+    "ranks": f"{E44_STAGED}/ranks.jsonl",
+    "manifest": f"{E44_STAGED}/manifest.json",
+    "train_pairs": f"{E44_STAGED}/train_pairs.jsonl",
+    "val_pairs": f"{E44_STAGED}/val_pairs.jsonl",
+    "card": f"{E44_STAGED}/README.md",
+    "croissant": f"{E44_STAGED}/croissant.json",
+    "sums": f"{E44_STAGED}/SHA256SUMS",
 }
 # A miner with the retrieval section's settings searches the shared papers44b index (rules/retrieval.smk);
 # one with its own settings gets an index of its own (rule index_44b_miner_<kind>).
@@ -222,7 +225,7 @@ rule package_44b:
         queries_report=rules.select_queries.output.report,
         arms=expand(f"{E44}/arms/{{arm}}.json", arm=EVAL44B_ARMS),
     output:
-        **EVAL44B_RELEASE,
+        **EVAL44B_STAGED,
     log:
         "logs/eval44b/package_44b.log",
     conda:
@@ -232,3 +235,20 @@ rule package_44b:
         code=stage_code("package_44b"),
     script:
         "../workflow_scripts/package_44b.py"
+
+
+rule publish_44b:
+    input:
+        staged=list(EVAL44B_STAGED.values()),
+    output:
+        f"{E44}/published.json",
+    log:
+        "logs/eval44b/publish_44b.log",
+    conda:
+        "../envs/core.yaml"
+    params:
+        settings=stage_settings("publish_44b"),
+        code=stage_code("publish_44b"),
+        staged=lambda wildcards, input: str(Path(input.staged[-1]).parent),
+    script:
+        "../workflow_scripts/publish_44b.py"

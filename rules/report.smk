@@ -75,7 +75,7 @@ rule report_doubting:
 
 rule report_eval44b:
     input:
-        results=EVAL44B_RELEASE["results"],
+        results=EVAL44B_STAGED["results"],
     output:
         arms=report(
             f"{REPORT_DIR}/eval44b/arms.html", caption="../report/eval44b_arms.rst", category=EVAL44B_REPORT_CATEGORY

@@ -503,3 +503,25 @@ def test_the_card_python_runs_as_printed(built, tmp_path):
             f"{result['arm']}: P@1 {result['P@1']:.3f}, P@3 {result['P@3']:.3f}, MRR {result['MRR']:.3f}, "
             f"mean rank {result['mean_rank']:.3f}"
         ) in outputs[2]
+
+
+def test_the_staged_release_is_replaced_whole_and_published_checked(tmp_path, monkeypatch):
+    """package() replaces the staging folder whole (no file of an earlier build stays); publish_44b's
+    publish_release puts it at the release folder, and refuses a staged file changed after SHA256SUMS."""
+    from irdata.errors import InputError
+    from irdata.publish import publish_release
+
+    (tmp_path / "a/release").mkdir(parents=True)
+    (tmp_path / "a/release/README.md~").write_text("an editor's backup of an earlier build")
+    _, out = build_in(tmp_path / "a", monkeypatch)
+    staged = tmp_path / "a/release"
+    assert sorted(p.name for p in staged.iterdir()) == sorted(Path(p).name for p in out.values())
+    publish_release(staged, tmp_path / "results/44b-eval", "package_44b")
+    subprocess.run(["sha256sum", "-c", "--strict", "--quiet", "SHA256SUMS"], cwd=tmp_path / "results/44b-eval",
+                   check=True)
+    published = (tmp_path / "results/44b-eval/results.jsonl").read_bytes()
+    (staged / "results.jsonl").write_bytes(published.replace(b'"arm"', b'"ARM"', 1))
+    with pytest.raises(InputError, match=r"release/results\.jsonl: sha256 .* lists .*: the file changed after it "
+                       "was staged; rerun package_44b"):
+        publish_release(staged, tmp_path / "results/44b-eval", "package_44b")
+    assert (tmp_path / "results/44b-eval/results.jsonl").read_bytes() == published

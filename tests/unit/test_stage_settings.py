@@ -33,7 +33,6 @@ NOT_READ = {
     # input files and output folders: rules name them as inputs or outputs, which rerun or move jobs
     "eval44b.papers": "input file of split_papers",
     "eval44b.reviews": "input file of split_papers",
-    "eval44b.release": "output folder of package_44b",
 }
 
 RELEASE = {"stage_release"}  # MANIFEST.json records the whole config but the connection settings
@@ -118,6 +117,7 @@ EXPECTED = {
        for kind in ("cross_encoder", "bi_encoder")},
     "eval44b.finetune.bi_encoder.scale": {"fine_tune_44b_bi_encoder"},
     "eval44b.unresolvable_schemes": {"package_44b"},
+    "eval44b.release": {"publish_44b"},  # the folder it publishes to, like doubting.package_dir
 }
 
 # values for keys whose schema does not say enough to perturb them

@@ -6,7 +6,7 @@ import pytest
 pytestmark = pytest.mark.workflow
 
 DOUBTING_ONLY = {"validate_msmarco_inputs", "agent_search", "grade", "assemble", "package", "report_doubting"}
-EVAL44B_ONLY = {"split_papers", "mine_negatives", "score_arms", "package_44b", "report_eval44b"}
+EVAL44B_ONLY = {"split_papers", "mine_negatives", "score_arms", "package_44b", "publish_44b", "report_eval44b"}
 
 
 def test_each_release_has_its_own_target(workflow):

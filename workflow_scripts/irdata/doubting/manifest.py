@@ -20,7 +20,7 @@ import hashlib
 from collections import Counter
 from pathlib import Path
 
-from ..atomic import write_json_atomic
+from ..atomic import remove_leftovers, write_json_atomic
 from ..json_files import read_json
 from ..provenance import module_closure, sha256_file, sha256sums_text
 
@@ -174,6 +174,7 @@ def check_ledger(path, version: str, digest: str) -> bool:
 
 
 def record_ledger(path, version: str, digest: str, package_dir: str) -> None:
+    remove_leftovers(path)  # the temporary file of a publish killed while it wrote the ledger
     ledger = read_ledger(path)
     ledger["releases"][version] = {"sha256sums_sha256": digest, "package": str(package_dir)}
     write_json_atomic(path, ledger)

@@ -3,13 +3,15 @@
 `stage_release` (build_package) builds the whole release in a staging folder under work/: the assembled
 parquet configs, trec/ and ids/, the example scripts and the BM25 dev run, MANIFEST.json, README.md (the
 dataset card, rendered from MANIFEST.json) and SHA256SUMS; then it checks the release ledger and refuses
-a version already built with different content, and sets the published folder of an older version aside
-(`<folder>@<old version>`), never deleting it. Only a staged release that passed these steps reaches
-`package` (publish_package), which publishes it: the same content again, or a new version.
+a version already built with different content, and keeps the published folder of an older version
+(`<folder>@<old version>`, its files hard-linked), never deleting it. Only a staged release that passed
+these steps reaches `package` (publish_package), which publishes it (irdata.publish: every file checked
+against SHA256SUMS, swapped in one step): the same content again, or a new version.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -18,6 +20,7 @@ from ..croissant import CROISSANT
 from ..errors import InputError
 from ..json_files import read_json
 from ..msmarco_inputs import check_inputs_current
+from ..publish import publish_release
 from . import card, manifest, select
 from .assemble import DATA_FILES, ID_FILES, STATS, TREC_GRADED, TREC_STRICT
 from .baseline_run import RUN_FILE
@@ -88,6 +91,9 @@ def build_package(assembled_dir, out_dir, version: str, repo_id: str, inputs_jso
 
 
 def set_aside_other_version(package_dir: Path, version: str) -> None:
+    """Keep the release of another version published at `package_dir` as `<folder>@<its version>`, its files
+    hard-linked (copied where links are refused), so that replacing the folder deletes none of its bytes and
+    readers find a release at `package_dir` throughout. Again after a killed publish, the same copy is kept."""
     old = package_dir / manifest.MANIFEST
     if not package_dir.exists():
         return
@@ -95,10 +101,21 @@ def set_aside_other_version(package_dir: Path, version: str) -> None:
     if old_version == version:
         return
     aside = package_dir.with_name(f"{package_dir.name}@{old_version}")
+    sums = manifest.SHA256SUMS
     if aside.exists():
+        if (aside / sums).is_file() and (aside / sums).read_bytes() == (package_dir / sums).read_bytes():
+            return
         raise InputError(aside, f"exists: cannot set the release {old_version} published in {package_dir} aside; "
                          "move one of them away")
-    package_dir.rename(aside)
+    with atomic_dir(aside) as tmp:
+        for src in package_dir.rglob("*"):
+            if src.is_file():
+                dest = tmp / src.relative_to(package_dir)
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                try:
+                    os.link(src, dest)
+                except OSError:  # a filesystem without hard links
+                    shutil.copyfile(src, dest)
 
 
 def publish_package(staged_dir, package_dir, ledger) -> dict:
@@ -108,12 +125,7 @@ def publish_package(staged_dir, package_dir, ledger) -> dict:
     digest = manifest.content_hash((staged_dir / manifest.SHA256SUMS).read_text(encoding="utf-8"))
     is_new = manifest.check_ledger(ledger, version, digest)
     set_aside_other_version(package_dir, version)
-    with atomic_dir(package_dir) as tmp:
-        for src in staged_dir.rglob("*"):
-            if src.is_file():
-                dest = tmp / src.relative_to(staged_dir)
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(src, dest)
+    publish_release(staged_dir, package_dir, "stage_release")
     if is_new:
         manifest.record_ledger(ledger, version, digest, package_dir)
     return {"version": version, "sha256sums_sha256": digest, "package": str(package_dir)}

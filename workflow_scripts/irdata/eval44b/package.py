@@ -11,7 +11,7 @@ import math
 from collections import Counter
 from pathlib import Path
 
-from ..atomic import atomic_open, write_json_atomic, write_jsonl_atomic
+from ..atomic import atomic_dir, atomic_open, write_json_atomic, write_jsonl_atomic
 from ..json_files import read_json, read_jsonl
 from ..provenance import sha256_file, sha256sums_text
 from .card import card_markdown
@@ -182,6 +182,15 @@ def shared_models(search: dict, arms: dict) -> dict:
 
 
 def package(paths: dict, out: dict, settings: dict) -> dict:
+    """Stage the release: the files of `out` (one folder) are written into a hidden folder beside it, which
+    then replaces that folder whole (atomic_dir), so a killed job leaves no half-new staged release and no
+    file of an earlier build. publish_44b publishes it (irdata.publish)."""
+    folder = Path(out["sums"]).parent
+    with atomic_dir(folder) as tmp:
+        return _write_release(paths, {key: tmp / Path(path).relative_to(folder) for key, path in out.items()}, settings)
+
+
+def _write_release(paths: dict, out: dict, settings: dict) -> dict:
     """Assemble the release from the work files.
 
     paths: papers (papers.jsonl), split_report, queries_report, mined {split: jsonl},

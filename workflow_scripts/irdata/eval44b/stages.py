@@ -1,5 +1,5 @@
 """What the 44b Eval rules read (irdata/stage.py): the split, the queries, the miners and their own
-indexes, the fine-tunes, the scored arms and the package.
+indexes, the fine-tunes, the scored arms, the package and its publication.
 
 rules/eval44b.smk only wires these; the merged miner settings (`mining_retrieval`) and each key
 subset are spelled once here or in the retrieval layer (irdata/retrieval/stages.py, search.py).
@@ -140,4 +140,6 @@ STAGES = (
           prompts=lambda config, e44arm, **_: {"pair": ARM_PROMPT} if e44arm == "llm" else {}),
     Stage(name="package_44b", script="workflow_scripts/package_44b.py",
           settings=lambda config, **_: canonical(package_settings(config))),
+    Stage(name="publish_44b", script="workflow_scripts/publish_44b.py",
+          settings=lambda config, **_: {"release": config["eval44b"]["release"]}),
 )
