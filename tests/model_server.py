@@ -4,7 +4,9 @@ stage has something to do: the agent proposes the first ids it was shown and the
 a digit chosen by a hash of the prompt, an answer is a fixed sentence, and log-likelihoods are echoed
 per whitespace-separated token. It is not a model and proves nothing about labels: it exists to inject
 faults (HTTP 500 and 429, timeouts, cut-off JSON, dropped connections, unparseable grades) at chosen
-rates, deterministically per request body and attempt, and to log every request it received.
+rates, deterministically per request body and attempt (or per body alone: `sticky`), and to log every
+request it received. With `misaligned_echo` it is a server whose echoed log-probabilities the
+client's echo check refuses.
 
 With `prefix_cache_blocks` set it also counts tokens as a vLLM server would: prompts tokenized with
 the demo model's real tokenizer (SmolLM2's, from the converted weights folder of irdata.llm.local;
@@ -26,6 +28,7 @@ from pathlib import Path
 
 FAULTS = ("500", "429", "timeout", "malformed", "drop", "garbage")
 _TOKEN = re.compile(r"\S+|\s+")
+_WORD = re.compile(r"\s*\S+|\s+")  # a word with its leading space: one token, as a generated word is
 _SHOWN = re.compile(r"^\[([^\]\s]+)\]", re.M)
 
 
@@ -120,6 +123,13 @@ class Received:
 class ModelServer:
     faults: dict[str, float] = field(default_factory=dict)  # fault -> rate per attempt
     fault_kinds: tuple[str, ...] = ("agent", "grade", "answer", "loglikelihood")  # requests that may fault
+    # True: the draw ignores the attempt, so a request that faults faults on every attempt and on every
+    # server sharing `faults`: a failure for good, of the same calls however they are spread
+    sticky: bool = False
+    # True: /v1/completions without echo answers as a generation of the one word " x" at log-probability
+    # -1.0, which the echo path scores otherwise (tokens are words with their leading space): the
+    # client's echo check refuses the server as misaligned (llama-cpp-python 0.3.36 without a BOS first)
+    misaligned_echo: bool = False
     slow_s: float = 3.0
     # brief: the agent proposes the first two ids it was shown, then finishes; deep: each turn it
     # proposes every id just shown and reads the next page of BM25 results for the query (the
@@ -173,7 +183,8 @@ class ModelServer:
         self._attempts[key] += 1
         if kind not in self.fault_kinds:
             return None
-        draw = int.from_bytes(hashlib.sha256(f"{key}:{attempt}".encode()).digest()[:8], "big") / 2**64
+        draw_key = key if self.sticky else f"{key}:{attempt}"
+        draw = int.from_bytes(hashlib.sha256(draw_key.encode()).digest()[:8], "big") / 2**64
         for fault in FAULTS:
             rate = self.faults.get(fault, 0.0)
             if draw < rate:
@@ -289,7 +300,7 @@ class ModelServer:
     def _prompt_tokens(self, prompt: str) -> tuple[list[str], list[int] | None]:
         """The prompt's tokens as text pieces that join to it, and their ids (None: split by whitespace)."""
         if self._tok is None:
-            return _TOKEN.findall(prompt), None
+            return (_WORD if self.misaligned_echo else _TOKEN).findall(prompt), None
         enc = self._tok(prompt, add_special_tokens=False, return_offsets_mapping=True)
         starts = [0] + [a for a, _ in enc["offset_mapping"][1:]] + [len(prompt)]
         return [prompt[a:b] for a, b in zip(starts, starts[1:])], enc["input_ids"]
@@ -305,6 +316,13 @@ class ModelServer:
         if response is not None:
             return response
         prompt = body["prompt"]
+        if self.misaligned_echo and not body.get("echo"):
+            return web.json_response({
+                "id": "c", "object": "text_completion", "model": body.get("model"),
+                "choices": [{"index": 0, "text": " x", "finish_reason": "length",
+                             "logprobs": {"tokens": [" x"], "token_logprobs": [-1.0], "text_offset": [len(prompt)],
+                                          "top_logprobs": None}}],
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
         tokens, ids = self._prompt_tokens(prompt)
         offsets, at = [], 0
         for token in tokens:

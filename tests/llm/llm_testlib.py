@@ -53,7 +53,9 @@ class FakeServer:
 
     `faults` is consumed one per /v1 request: "500", "429" (Retry-After: retry_after), "timeout"
     (answers after `slow_s`), "malformed" (200 with a broken JSON body), "drop" (headers and half
-    a body, then the connection is closed), "400", "404", "422"; None or an empty list answers normally.
+    a body, then the connection is closed), "400", "404", "422", "surrogate" (a 200 whose reply holds a
+    lone surrogate as the JSON escape \\ud800), "surrogate_bytes" (the same as its bytes); None or an
+    empty list answers normally.
 
     Chat: the answer is the first user message with "REPLY:" stripped, or "echo: <it>". With
     `structured` set to "structured_outputs" or "guided_choice", a request carrying that field
@@ -179,6 +181,11 @@ class FakeServer:
             await asyncio.sleep(self.slow_s)
         if fault == "malformed":
             return web.Response(text='{"choices": [', content_type="application/json")
+        if fault in ("surrogate", "surrogate_bytes"):
+            lone = b"\\ud800" if fault == "surrogate" else "\ud800".encode("utf-8", "surrogatepass")
+            return web.Response(body=b'{"id": "x", "choices": [{"index": 0, "finish_reason": "stop", "message": '
+                                     b'{"role": "assistant", "content": "bad ' + lone + b' reply"}}]}',
+                                content_type="application/json")
         if fault == "drop":
             resp = web.StreamResponse(headers={"Content-Type": "application/json", "Content-Length": "4000"})
             await resp.prepare(request)

@@ -68,7 +68,7 @@ def test_persistent_fault_is_a_failure_counted_by_kind(fake_server, transport):
     fake_server.faults = ["500"] * 10
     result, stats = run(_chat_once(fake_settings(fake_server, max_retries=2, transport=transport)))
     assert isinstance(result, LLMCallError) and result.kind == "http_500"
-    assert "HTTP 500" in str(result) and "gave up after 3 attempts" in str(result)
+    assert result.reason == "HTTP 500 (every retry failed too)"
     assert stats.failures == 1 and stats.failures_by_kind == {"http_500": 1} and stats.retries == 2
     assert fake_server.requests == 3
 
@@ -80,6 +80,42 @@ def test_client_error_is_not_retried(fake_server, transport, status):
     result, stats = run(_chat_once(fake_settings(fake_server, transport=transport)))
     assert isinstance(result, LLMCallError) and f"HTTP {status}" in str(result) and result.kind == f"http_{status}"
     assert stats.retries == 0 and stats.failures_by_kind == {f"http_{status}": 1} and fake_server.requests == 1
+
+
+@pytest.mark.parametrize("transport", ["aiohttp", "openai"])
+@pytest.mark.parametrize("fault, kind", [("500", "http_500"), ("timeout", "timeout"),
+                                         ("malformed", "malformed_response"), ("drop", "connection"),
+                                         ("400", "http_400")])
+def test_failure_reasons_name_no_server(fake_server, fault, kind, transport):
+    """A reason may be published (a grade's `failure`, MANIFEST.json): it names the kind and the HTTP status,
+    never the base URL nor a connection setting's value, so a release does not depend on where it was built."""
+    fake_server.faults, fake_server.slow_s = [fault] * 3, 1.0
+    result, _ = run(_chat_once(fake_settings(fake_server, timeout_s=0.4, max_retries=2, transport=transport)))
+    assert isinstance(result, LLMCallError) and result.kind == kind, result
+    for leak in (fake_server.url, f":{fake_server.port}", "127.0.0.1", "0.4"):
+        assert leak not in result.reason, result.reason
+
+
+@pytest.mark.parametrize("transport", ["aiohttp", "openai"])
+def test_a_connection_error_names_its_class_and_errno_not_the_host(transport):
+    from irdata.llm import load_settings
+    from irdata.llm.transports import AiohttpTransport, SDKTransport
+
+    url = dead_url()
+    settings = load_settings(fake_settings(url, transport=transport))
+
+    async def go():
+        t = (AiohttpTransport if transport == "aiohttp" else SDKTransport)(settings, "no-key")
+        try:
+            await t.post(url, "chat", {"model": "fake"}, USER)
+        except TransientError as e:
+            return e
+        finally:
+            await t.aclose()
+
+    error = run(go())
+    assert error.kind == "connection" and "ECONNREFUSED" in str(error), error
+    assert "127.0.0.1" not in str(error) and url.rsplit(":", 1)[1].removesuffix("/v1") not in str(error)
 
 
 def test_mixed_faults_in_a_batch(fake_server):
@@ -122,6 +158,36 @@ def test_failed_calls_are_not_journaled_and_a_rerun_retries_exactly_them(fake_se
 
 
 # -- spreading over base URLs ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("transport", ["aiohttp", "openai"])
+@pytest.mark.parametrize("fault", ["surrogate", "surrogate_bytes"])
+def test_a_reply_with_a_lone_surrogate_is_an_unencodable_failure_not_journaled(fake_server, tmp_path, fault,
+                                                                              transport):
+    """No UTF-8 can hold it: neither the journal nor a Parquet file could store the answer. Before, the job
+    crashed on it, the same way on every rerun."""
+    journal = tmp_path / "j.jsonl"
+    fake_server.faults = [fault, None, fault]
+    convos = [[{"role": "user", "content": f"REPLY:{i}"}] for i in range(3)]
+
+    async def go():
+        async with make_client(fake_settings(fake_server, transport=transport, max_in_flight=1),
+                               journal_path=journal) as c:
+            chats = await c.chat_many(convos, on_error="return", progress=False)
+            grade = await c.grade([{"role": "user", "content": "REPLY:2"}])
+            return chats, grade, c.stats
+
+    fake_server.faults.append(fault)  # the grade's reply too
+    chats, grade, stats = run(go())
+    assert isinstance(chats[0], LLMCallError) and chats[0].kind == "unencodable", chats[0]
+    assert "lone surrogate" in chats[0].reason and chats[1].text == "1" and chats[2].kind == "unencodable"
+    assert grade.label is None and grade.failure_kind == "unencodable"
+    assert stats.failures_by_kind == {"unencodable": 3} and stats.retries == 0  # the same reply would come again
+    assert len(journal_lines(journal)) == 1  # only the answer that can be stored
+
+    from irdata.annotate.common import NOT_RETRIED
+
+    assert "unencodable" in NOT_RETRIED  # it comes from the model's answer: a plain rerun does not retry it
 
 
 def test_one_dead_url_of_two_loses_no_call_and_is_left_out():

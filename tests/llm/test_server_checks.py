@@ -201,11 +201,13 @@ def test_past_the_outage_limit_the_remaining_calls_fail_fast_as_outage_and_a_rer
 
     results, seconds, stats = run(go())
     assert all(isinstance(r, LLMCallError) and r.kind == "outage" for r in results)
-    assert "llm.outage_limit_s (1.5 s)" in results[0].reason and fake_server.url in results[0].reason
+    # the reason names the setting, not the server nor the time waited: it may be published
+    assert "llm.outage_limit_s" in results[0].reason and str(fake_server.port) not in results[0].reason
+    assert len({r.reason for r in results}) == 1
     assert stats.failures_by_kind == {"outage": 100}
     assert seconds < 1.5 + 2.0, seconds  # the limit, then every remaining call at once
     assert "outage" not in NOT_RETRIED  # the stages count them as retryable: a rerun retries them
-    assert caplog.text.count("longer than llm.outage_limit_s") == 1
+    assert caplog.text.count("longer than llm.outage_limit_s (1.5 s;") == 1 and fake_server.url in caplog.text
     print(f"outage: 100 calls failed `outage` {seconds:.2f} s after the server went (limit 1.5 s)")
 
     fake_server.start()
@@ -272,20 +274,57 @@ def test_a_shifted_url_serves_no_log_likelihood_while_an_aligned_one_does(caplog
     assert stats.failures == 0
     assert shifted.paths["/v1/completions"] == 2  # its check (one generation, one echo), then nothing
     assert good.paths["/v1/completions"] == 2 + 30
-    assert f"LLM server {shifted.url} serves no log-likelihoods: misaligned: {shifted.url}" in caplog.text
+    assert f"LLM server {shifted.url} serves no log-likelihoods: misaligned: the server scores" in caplog.text
 
 
-def test_when_every_url_is_shifted_log_likelihoods_fail_naming_each():
+def test_when_every_url_is_shifted_log_likelihoods_fail_with_the_fix_and_the_urls_are_logged(caplog):
+    caplog.set_level(logging.WARNING, logger="irdata.llm")
     a, b = FakeServer(), FakeServer()
     a.echo = b.echo = "shifted"
     try:
         got, stats = run(_ll(fake_settings(a, b), [("the cat sat", " on"), ("the dog", " ran")]))
+        (alone,), _ = run(_ll(fake_settings(a), [("the cat sat", " on")]))
     finally:
         a.close()
         b.close()
     assert all(isinstance(r, LLMCallError) and r.kind == "misaligned" for r in got)
-    assert a.url in got[0].reason and b.url in got[0].reason and "loglikelihood_bos: always" in got[0].reason
+    assert "loglikelihood_bos: always" in got[0].reason
+    # the reason (published with a failed WOOD value) is the refusal's own, the same on one server or two
+    assert got[0].reason == alone.reason and str(a.port) not in alone.reason and str(b.port) not in alone.reason
     assert stats.failures_by_kind == {"misaligned": 2}
+    assert f"no LLM server can serve log-likelihoods: {a.url}, {b.url} refused" in caplog.text
+
+
+def test_a_dead_url_and_a_misaligned_one_fail_log_likelihoods_at_once_not_as_an_outage(caplog):
+    """No server is out, so there is no outage to wait out: the fix is the refusal's (issue 26, item 7)."""
+    caplog.set_level(logging.WARNING, logger="irdata.llm")
+    shifted, dead = FakeServer(), dead_url()
+    shifted.echo = "shifted"
+    # production retry settings: the outage limit is what the calls waited out before
+    settings = {**fake_settings(dead, shifted), "max_retries": 6, "backoff_s": 1, "backoff_max_s": 30,
+                "breaker_cooldown_s": 5, "outage_limit_s": 180, "max_in_flight": 16}
+    pairs = [(f"the cat number{i} sat", " on") for i in range(50)]
+
+    async def go():
+        async with make_client(settings) as c:
+            t0 = time.monotonic()
+            got = await c.loglikelihood_many(pairs, on_error="return", progress=False)
+            seconds = time.monotonic() - t0
+            chat = await c.chat(CONVOS[0])  # the live server still serves what it is not refused for
+            return got, seconds, chat.text, c.stats
+
+    try:
+        got, seconds, text, stats = run(go())
+    finally:
+        shifted.close()
+    assert all(isinstance(r, LLMCallError) and r.kind == "misaligned" for r in got), got[:2]
+    assert "set llm.loglikelihood_bos: always" in got[0].reason and "outage" not in got[0].reason
+    assert stats.failures_by_kind == {"misaligned": 50} and text == "0"
+    assert seconds < 60, seconds  # against the 180 s outage limit; seconds less in fact
+    assert "every LLM server is out" not in caplog.text
+    assert f"{dead} unreachable since the job started" in caplog.text
+    assert shifted.paths["/v1/completions"] == 2  # its check only
+    print(f"a dead URL and a misaligned one: {len(pairs)} log-likelihoods failed `misaligned` in {seconds:.2f} s")
 
 
 def test_log_likelihoods_do_not_wait_forever_when_only_a_misaligned_url_is_up():
@@ -317,7 +356,7 @@ async def _ll(settings, pairs):
         return await c.loglikelihood_many(pairs, on_error="return", progress=False), c.stats
 
 
-def test_the_manifest_identity_comes_from_the_first_url_that_answers(fake_server):
+def test_the_manifest_identity_comes_from_the_first_url_that_answers(fake_server, caplog):
     from irdata.llm import load_settings
     from irdata.llm.server_probes import server_identity
 
@@ -325,5 +364,8 @@ def test_the_manifest_identity_comes_from_the_first_url_that_answers(fake_server
     dead = dead_url()
     assert server_identity(load_settings(fake_settings(dead, fake_server))) == {"version": None,
                                                                                "models": [{"id": "fake"}]}
+    caplog.set_level(logging.WARNING, logger="irdata.llm")
     gone = server_identity(load_settings(fake_settings(dead)))
-    assert gone["version"] is None and dead in gone["unreachable"]
+    # recorded without the URL (the manifest says what served, not where); the log names it
+    assert gone == {"version": None, "unreachable": "no base URL answered GET /version or /v1/models"}
+    assert dead in caplog.text

@@ -98,6 +98,22 @@ def test_a_key_pasted_as_api_key_env_is_refused_without_echoing_it(value):
         assert value not in str(err.value) and value[:8] not in str(err.value)
 
 
+@pytest.mark.parametrize("url, shown", [("http://user:tok3n-s3cret@gpu1:8000/v1", "http://gpu1:8000/v1"),
+                                        ("https://tok3n-s3cret@gpu1/v1", "https://gpu1/v1"),
+                                        ("http://gpu1:8000/v1?api_key=tok3n-s3cret", "http://gpu1:8000/v1"),
+                                        ("ftp://user:tok3n-s3cret@gpu1/v1", "ftp://gpu1/v1")])
+def test_a_base_url_with_credentials_is_refused_without_echoing_them(url, shown):
+    """Base URLs are written into logs and messages; a key goes in llm.api_key_env (issue 26, item 5). Before,
+    the aiohttp transport failed each call with a raw ValueError, and the manifest recorded the URL."""
+    for section, where in (({"base_urls": ["http://a:1/v1", url]}, "llm.base_urls[1]"),
+                           ({"stages": {"grade": {"base_urls": [url]}}}, "llm.stages.grade.base_urls[0]")):
+        with pytest.raises(ValueError) as err:
+            load_settings(section)
+        message = str(err.value)
+        assert message.startswith(f"{where}: {shown!r} carries credentials") and "llm.api_key_env" in message
+        assert "tok3n" not in message and "user" not in message.split("carries")[0]
+
+
 def test_plain_env_var_names_are_accepted():
     for name in ("VLLM_API_KEY", "OPENAI_API_KEY", "my_key_2"):
         assert load_settings({"api_key_env": name}).api_key_env == name

@@ -7,6 +7,9 @@ of the tests' own (tests/model_server.py) or a base URL where nothing listens.
 | a dead base URL                | stops by itself in seconds, naming the URL; nothing published       |
 | a wrong model name             | stops in seconds, naming the served models; nothing published       |
 | one of two base URLs dead      | builds and publishes, every call on the live one, the dead one named |
+| one dead, the other misaligned | the WOOD job fails its calls as `misaligned` in seconds (not as an   |
+|                                | outage after llm.outage_limit_s); the gate names the fix; nothing    |
+|                                | published                                                            |
 
 The indexes and the first stages are built once for the module; each test changes only the `llm:`
 section (the model name keeps each test's journal and outputs apart).
@@ -89,3 +92,30 @@ def test_one_of_two_base_urls_dead_builds_and_publishes(wf):
     assert f"LLM server {dead} left out until it answers" in logs
     assert server.received("agent") and server.received("grade")
     print(f"one of two base URLs dead: built and published in {seconds:.1f} s")
+
+
+def test_a_dead_url_and_a_misaligned_one_stop_the_wood_job_in_seconds_naming_the_fix(wf):
+    """Issue 26, item 7: before, the WOOD job waited out llm.outage_limit_s (180 s) behind "every LLM server is
+    out", then failed every call as `outage` ("rerun after the servers are back"), though no rerun could help."""
+    server = ModelServer(models=("wrongecho",), misaligned_echo=True)
+    dead = f"http://127.0.0.1:{free_port()}/v1"
+    benchmarks = wf.root / "benchmarks" / "wood"
+    for old in benchmarks.rglob("*.tsv"):  # another build's WOOD job must not be measured
+        old.unlink()
+    try:
+        proc, seconds = build(wf, "wrongecho", [dead, server.url], check=False)  # the default outage limit, 180 s
+    finally:
+        server.close()
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "release gate: too many LLM failures" in out, out[-3000:]
+    assert "commonest: misaligned" in out and "llm.loglikelihood_bos: always" in out
+    assert published_version(wf) != "v-wrongecho"
+    (bench,) = benchmarks.rglob("*.tsv")
+    wood_s = float(bench.read_text().splitlines()[1].split("\t")[0])
+    assert wood_s < 60, wood_s  # against the 180 s outage limit
+    wood_log = "\n".join(p.read_text(errors="replace") for p in (wf.root / "logs" / "wood").rglob("*.log"))
+    assert "every LLM server is out" not in wood_log and "outage" not in wood_log
+    assert f"{dead} unreachable since the job started" in wood_log and "set llm.loglikelihood_bos" in wood_log
+    assert server.received("agent") and server.received("grade")  # chat calls were served as usual
+    print(f"a dead URL and a misaligned one: the WOOD job ended in {wood_s:.1f} s (outage limit 180 s), the build "
+          f"stopped at the gate in {seconds:.1f} s")

@@ -33,7 +33,7 @@ from ..tsv import read_trec_qrels
 log = logging.getLogger(__name__)
 
 NOT_RETRIED = frozenset({"unparseable", "misaligned", "unsupported_model", "protocol", "empty_answer",
-                         "non_finite", "http_400", "http_413", "http_422"})
+                         "non_finite", "unencodable", "http_400", "http_413", "http_422"})
 
 
 @lru_cache(maxsize=64)

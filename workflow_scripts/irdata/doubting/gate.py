@@ -135,7 +135,14 @@ def _hints(kinds: set[str], journal_dir: str) -> list[str]:
     if "non_finite" in kinds:
         hints.append("non_finite: the server returned log-probabilities whose mean is not finite: check the "
                      "server's prompt log-probabilities (llm.loglikelihood_* settings, the echo path).")
-    if kinds - {"protocol", "unparseable", "non_finite"}:
+    if "misaligned" in kinds:
+        hints.append("misaligned: no server's prompt log-probabilities could be aligned with the prompt (the wood "
+                     "log names each server and the values): set llm.loglikelihood_bos: always (and "
+                     "llm.loglikelihood_bos_text if the server adds no BOS itself), or use a server that aligns.")
+    if "unencodable" in kinds:
+        hints.append("unencodable: replies holding a lone surrogate, which no file can store: check the server's "
+                     "detokenizer; a plain rerun does not retry them (not journaled: -R <rule> asks them again).")
+    if kinds - {"protocol", "unparseable", "non_finite", "misaligned", "unencodable"}:
         hints.append("http_*, timeout, connection and other transport kinds: check the servers and llm.base_urls; "
                      "a plain rerun of the same command repeats only the failed calls (their journals answer the "
                      "rest).")

@@ -23,8 +23,9 @@ loglikelihood.align_echo. Before a base URL serves its first, its alignment is c
 its own generation: the log-probability the server reports for a token it generates must be the
 one the echo path reads for that token appended to the prompt. llama-cpp-python 0.3.36 fails
 this unless the prompt starts with BOS (it scores each echoed token with the distribution after
-it). A misaligned URL serves no log-likelihood (logged) while others are aligned; when none is,
-every log-likelihood fails as `misaligned`, naming the URLs and the setting that fixes it.
+it). A misaligned URL serves no log-likelihood (logged, with the URL) while others are aligned; when
+none is (or the others have been unreachable since the job started), every log-likelihood fails at
+once as `misaligned`, naming the setting that fixes it.
 
 Native tool calls on llama-cpp-python 0.3.36 (read from its llama_chat_format.py): with the
 model's own chat template (the default), the server returns tool calls only when `tool_choice`
@@ -245,7 +246,7 @@ class OpenAIBackend:
                 got, _ = await self._score(ctx, toks[0], url)
             except RequestFailed as e:
                 if e.kind in ("misaligned", "unsupported_model"):
-                    return RequestFailed(f"{url}: {e}", e.kind)
+                    return e
                 raise
             if len(got) != 1:
                 continue
@@ -254,7 +255,7 @@ class OpenAIBackend:
                          url, toks[0], ctx, vals[0], got[0])
                 return None
             return RequestFailed(
-                f"misaligned: {url} scores {toks[0]!r} after {ctx!r} at {got[0]:.3f} in the prompt but "
+                f"misaligned: the server scores {toks[0]!r} after {ctx!r} at {got[0]:.3f} in the prompt but "
                 f"{vals[0]:.3f} when it generates it, so its prompt log-probabilities are not each token's given "
                 "the ones before (llama-cpp-python 0.3.36 without a BOS first); set llm.loglikelihood_bos: always "
                 "(and llm.loglikelihood_bos_text if the server adds no BOS itself)", "misaligned")
@@ -269,10 +270,9 @@ class OpenAIBackend:
     def identity(self) -> dict:
         if self._server_info is None:
             self._server_info = server_identity(self.s)
-        # no base URLs: they change no answer and rerun nothing, so a release recording them would
-        # differ by where it was built (and keep stale ones after a move to other servers)
-        ident = {**self.s.answer_settings(), "transport": self.pool.transport.name,
-                 "server": self._server_info,
+        # no base URLs nor transport: they change no answer and rerun nothing, so a release recording
+        # them would differ by where and how it was built (and keep stale ones after a move to other servers)
+        ident = {**self.s.answer_settings(), "server": self._server_info,
                  "loglikelihood_method": f"/v1/completions {self.s.loglikelihood_api}, max_tokens=1, BOS "
                                          f"{self.s.loglikelihood_bos}; continuation found by the echoed tokens' "
                                          "text and usage counts, checked on each base URL against that "

@@ -14,6 +14,11 @@ Every failure has a `kind`, a short stable class that stats, logs and manifests 
 - `misaligned`         a log-likelihood whose continuation cannot be placed on token boundaries,
                        or a server whose echoed log-probabilities cannot be aligned with the prompt
 - `tokenizer`          the server's tokenizer endpoint, needed for the call, could not be reached
+- `unencodable`        a reply holding a lone surrogate (e.g. JSON "\\ud800"): no UTF-8 for it, so it
+                       can be neither journaled nor written; not journaled
+
+A reason (the text beside the kind) names no base URL and no connection setting's value: it may be
+written into released files (transports.py).
 """
 
 from __future__ import annotations

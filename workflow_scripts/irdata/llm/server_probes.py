@@ -186,8 +186,9 @@ class ServerProbes:
 
 def server_identity(s: LLMSettings) -> dict:
     """Server identity for the manifest: vLLM's /version and the served models, from the first
-    base URL that answers (one may be down). Best effort: unreachable servers are recorded as
-    such, not an error (a journaled rerun needs none)."""
+    base URL that answers (one may be down). Best effort: when none answers that is recorded, not
+    an error (a journaled rerun needs no server), and the URLs and errors are logged, not recorded:
+    the manifest says what served the model, not where."""
     import httpx
 
     headers = {"Authorization": f"Bearer {os.environ.get(s.api_key_env, '')}"} if s.api_key_env else {}
@@ -205,6 +206,7 @@ def server_identity(s: LLMSettings) -> dict:
                     info["models"] = [{k: m.get(k) for k in ("id", "owned_by", "max_model_len") if k in m}
                                       for m in r.json().get("data", [])]
             return info
-        except Exception as e:  # recorded, not raised: see docstring
+        except Exception as e:  # logged, not raised: see docstring
             unreachable.append(f"{url}: {type(e).__name__}: {e}")
-    return {"version": None, "unreachable": "; ".join(unreachable)}
+    log.warning("server identity: no base URL answered (%s); the manifest records none", "; ".join(unreachable))
+    return {"version": None, "unreachable": "no base URL answered GET /version or /v1/models"}

@@ -128,11 +128,33 @@ def settings_from_parts(answer: dict, connection: dict | None) -> LLMSettings:
     return load_settings({**connection, **answer})
 
 
+def _shown_url(url: str) -> str:
+    """A base URL as messages may quote it: without user, password, query or fragment."""
+    parts = urlsplit(url)
+    if not parts.netloc:  # not a URL the schema takes (no //): whatever precedes an @ may be a key
+        return url.rpartition("@")[2]
+    return parts._replace(netloc=parts.netloc.rpartition("@")[2], query="", fragment="").geturl()
+
+
+def _check_url_secrets(where: str, url) -> str | None:
+    """A reason to refuse a base URL that carries credentials (user:password@, a query or fragment,
+    where keys get pasted), never quoting them: a base URL is written into logs and error messages."""
+    if not isinstance(url, str):
+        return None  # the schema reports the type
+    parts = urlsplit(url)
+    if "@" not in (parts.netloc or url) and not parts.query and not parts.fragment:
+        return None
+    return (f"{where}: {_shown_url(url)!r} carries credentials (a user:password@ part, a query or a fragment, not "
+            "shown): a base URL is written into logs and messages. Give the server's key in an environment "
+            "variable named by llm.api_key_env (sent as `Authorization: Bearer`), and treat it as leaked if this "
+            "config was shared")
+
+
 def _check_base_url(where: str, url: str) -> str | None:
     parts = urlsplit(url)
     if parts.path.rstrip("/").endswith("/v1"):
         return None
-    shown = parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()  # no credentials in messages
+    shown = _shown_url(url)
     fix = f" (e.g. {shown.rstrip('/')}/v1)" if parts.path in ("", "/") else ""
     return (f"{where}: {shown!r} has no path ending in /v1{fix}: OpenAI-compatible servers (vLLM, "
             "llama-cpp-python) serve the API under /v1, so every call would fail with HTTP 404")
@@ -165,8 +187,15 @@ def load_settings(section: dict | None) -> LLMSettings:
     stages = section.get("stages") if isinstance(section.get("stages"), dict) else {}
     # Checked before the schema, whose messages would quote the value.
     for where, sect in [("llm", section), *((f"llm.stages.{k}", v) for k, v in stages.items())]:
-        if isinstance(sect, dict) and "api_key_env" in sect:
+        if not isinstance(sect, dict):
+            continue
+        if "api_key_env" in sect:
             problem = _check_key_name(f"{where}.api_key_env", sect["api_key_env"])
+            if problem:
+                raise ValueError(problem)
+        urls = sect.get("base_urls")
+        for i, url in enumerate(urls if isinstance(urls, list) else ()):
+            problem = _check_url_secrets(f"{where}.base_urls[{i}]", url)
             if problem:
                 raise ValueError(problem)
     sch = schema()

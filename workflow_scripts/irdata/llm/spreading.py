@@ -16,7 +16,10 @@ llm.outage_limit_s from the moment the last one went out; past it the remaining 
 as `outage` (retryable: the release gate counts them, a rerun retries them), while half-open probes
 go on, so a server that comes back is used again. URLs refused by the servers' check (preflight.py)
 are dropped from the pool; a URL that fails a per-URL check of one kind of call (URLGate: the echo
-alignment of log-likelihoods) serves no call of that kind.
+alignment of log-likelihoods) serves no call of that kind. When every URL is refused for a kind of
+call, or refused or unreachable since the job started (found so by the servers' check, no answer
+since), those calls fail at once with the refusal: no server is going away and coming back, so
+there is no outage to wait out and the fix is the refusal's.
 
 A call with a routing key (its query id) goes to the URL the key hashes to (rendezvous hashing:
 the highest hash of URL and key among the healthy URLs), so the calls of one query, made by
@@ -85,8 +88,8 @@ class URLGate:
 
     check(url) returns None (passed) or the RequestFailed that refuses the URL; a TransientError
     from it counts as a failed attempt on that URL and the check is tried again later. A refused
-    URL is left out for these calls (logged); when every URL is refused, the calls fail with the
-    refusals of all."""
+    URL is left out for these calls (logged, with the URL); when every URL is refused, or refused or
+    `never_answered` (URLPool), the calls fail with the refusals, which name no URL."""
 
     def __init__(self, check, what: str):
         self._check = check
@@ -94,6 +97,7 @@ class URLGate:
         self.passed: set[str] = set()
         self.refused: dict[str, RequestFailed] = {}
         self._once: dict[str, Once] = {}
+        self._closed_logged = False
 
     async def admit(self, url: str) -> bool:
         once = self._once.get(url)
@@ -108,15 +112,19 @@ class URLGate:
             log.warning("LLM server %s serves no %s: %s", url, self.what, problem)
         return False
 
-    def closed(self, urls) -> RequestFailed | None:
-        """The failure of every call when every URL is refused, else None."""
-        if not self.refused or any(u not in self.refused for u in urls):
+    def closed(self, urls, never_answered=()) -> RequestFailed | None:
+        """The failure of every call when every URL is refused, or refused or in `never_answered`,
+        else None. Its reason is the refusals' own, the same however many URLs gave them."""
+        if not self.refused or any(u not in self.refused and u not in never_answered for u in urls):
             return None
-        first = self.refused[urls[0]]
-        if len(urls) == 1:
-            return first
-        detail = "; ".join(f"{u}: {self.refused[u]}" for u in urls)
-        return RequestFailed(f"no base URL can serve {self.what}: {detail}", first.kind)
+        if not self._closed_logged:
+            self._closed_logged = True
+            dead = [u for u in urls if u not in self.refused]
+            log.error("no LLM server can serve %s: %s refused%s; these calls fail at once", self.what,
+                      ", ".join(u for u in urls if u in self.refused),
+                      f", {', '.join(dead)} unreachable since the job started" if dead else "")
+        refusals = sorted({(e.kind, str(e)) for u, e in self.refused.items() if u in urls})
+        return RequestFailed("; ".join(reason for _, reason in refusals), refusals[0][0])
 
 
 class _Health:
@@ -144,6 +152,8 @@ class URLPool:
         self._next = 0
         self.out_since: float | None = None  # when the last URL went out, while every URL is out
         self._outage_logged = False
+        # URLs the servers' check found unreachable and that have not answered since: dead, not out
+        self.never_answered: set[str] = set()
 
     def leave_out(self, urls) -> None:
         """Drop these URLs for the job (refused by the servers' check, before any call)."""
@@ -160,6 +170,7 @@ class URLPool:
             if u in urls:
                 h.cooldown = self.s.breaker_cooldown_s
                 h.open_until = now + h.cooldown
+                self.never_answered.add(u)
         self._note_out()
 
     def _note_out(self) -> None:
@@ -180,11 +191,11 @@ class URLPool:
             return None
         if not self._outage_logged:
             self._outage_logged = True
-            log.error("every LLM server has been out for %.0f s, longer than llm.outage_limit_s (%g s): the "
-                      "remaining calls fail as `outage`; rerun after the servers are back", out,
-                      self.s.outage_limit_s)
-        return RequestFailed(f"outage: no LLM server of {', '.join(self.urls)} could take the call for {out:.0f} s, "
-                             f"longer than llm.outage_limit_s ({self.s.outage_limit_s:g} s); last error: {last}",
+            log.error("every LLM server (%s) has been out for %.0f s, longer than llm.outage_limit_s (%g s; last "
+                      "error: %s): the remaining calls fail as `outage`; rerun after the servers are back",
+                      ", ".join(self.urls), out, self.s.outage_limit_s, last)
+        # one reason for every such call: which error a call saw last depends on timing
+        return RequestFailed("outage: no LLM server could take the call for longer than llm.outage_limit_s",
                              "outage", attempts)
 
     # -- health ------------------------------------------------------------------------------
@@ -226,6 +237,7 @@ class URLPool:
 
     def _ok(self, i: int) -> None:
         h = self.health[i]
+        self.never_answered.discard(self.urls[i])
         if h.open_until:
             log.info("LLM server %s answers again; it takes requests again", self.urls[i])
         h.failures, h.open_until, h.cooldown, h.probing = 0, 0.0, 0.0, False
@@ -269,7 +281,7 @@ class URLPool:
             if i is None:
                 stalled = stalled or time.monotonic()
                 failed = (self._outage(attempt_no + 1, last_error, stalled)
-                          or (gate is not None and gate.closed(self.urls)))
+                          or (gate is not None and gate.closed(self.urls, self.never_answered)))
                 if failed:
                     raise failed
                 await asyncio.sleep(self._wait_s(exclude, stalled))
@@ -290,9 +302,8 @@ class URLPool:
                 failed = self._outage(attempt_no + 1, e, stalled)
                 if failed:
                     raise failed from e
-                if attempt_no >= self.s.max_retries:
-                    raise RequestFailed(f"{e} (gave up after {attempt_no + 1} attempts)", e.kind,
-                                        attempt_no + 1) from e
+                if attempt_no >= self.s.max_retries:  # the count stays out of the reason: it is a connection setting
+                    raise RequestFailed(f"{e} (every retry failed too)", e.kind, attempt_no + 1) from e
                 delay = random.uniform(0, min(self.s.backoff_max_s, self.s.backoff_s * 2 ** attempt_no))
                 if e.retry_after is not None:
                     delay = max(delay, min(e.retry_after, self.s.backoff_max_s))
@@ -309,7 +320,7 @@ class URLPool:
             h.in_flight -= 1
             if result is _REFUSED:  # the gate left this URL out: try another, or fail when none is left
                 h.probing = False
-                failed = gate.closed(self.urls)
+                failed = gate.closed(self.urls, self.never_answered)
                 if failed:
                     raise failed
                 continue
@@ -329,7 +340,7 @@ class URLPool:
     async def _raw(self, base_url: str, path: str, payload: dict) -> tuple[int, bytes]:
         status, body = await self.transport.post_raw(base_url, path, payload)
         if status == 429 or status >= 500:
-            raise TransientError(f"HTTP {status} from {base_url.removesuffix('/v1')}{path}", f"http_{status}")
+            raise TransientError(f"HTTP {status} on {path}", f"http_{status}")
         return status, body
 
     def post_raw(self, path: str, payload: dict):

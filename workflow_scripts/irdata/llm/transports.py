@@ -4,8 +4,12 @@ The SDK costs ~4 ms of CPU per request, which caps a 2-core client near 250 requ
 aiohttp sustains several thousand (bench/bench_llm_client.py), so at ~21M calls the GPUs, not the
 client, are the limit. Both send the same requests and classify failures the same way: a
 TransientError (worth retrying elsewhere or later: connection, timeout, 429, 5xx, a malformed
-body) or a RequestFailed (the request itself is wrong: other 4xx). Neither retries; spreading.py
-does.
+body) or a RequestFailed (the request itself is wrong: other 4xx; a reply that cannot be stored).
+Neither retries; spreading.py does.
+
+A failure's reason names what failed (a kind, an HTTP status, the error's class), never the base URL
+or a connection setting: reasons reach released files (a grade's `failure`, MANIFEST.json), which
+must not depend on where or how a call travelled. The log lines around them name the URL.
 
 A request is `fields` (a small dict) plus, for chat, the conversation, which the client has
 already encoded as JSON for the call's journal key: the aiohttp transport splices that text
@@ -15,6 +19,7 @@ into the body instead of encoding the conversation a second time.
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import sys
 
@@ -67,21 +72,47 @@ def retry_after(headers) -> float | None:
     return None
 
 
-def _status_error(status: int, base_url: str, body: bytes, headers) -> Exception:
+def _status_error(status: int, body: bytes, headers) -> Exception:
     if status == 429 or status >= 500:
-        return TransientError(f"HTTP {status} from {base_url}", f"http_{status}", retry_after(headers))
-    return RequestFailed(f"HTTP {status} from {base_url}: {body[:300].decode(errors='replace')}", f"http_{status}")
+        return TransientError(f"HTTP {status}", f"http_{status}", retry_after(headers))
+    return RequestFailed(f"HTTP {status}: {body[:300].decode(errors='replace')}", f"http_{status}")
 
 
-def decode(body: bytes, base_url: str) -> dict:
-    """The JSON object of a /v1 answer; a body that is not one with `choices` is transient."""
+def _timeout() -> TransientError:
+    return TransientError("timeout: no answer within llm.timeout_s", "timeout")
+
+
+def _connection_error(e: Exception) -> TransientError:
+    """A connection failure named by its class and errno: the libraries' own messages name the host."""
+    seen, cause = set(), e
+    while cause is not None and id(cause) not in seen and not (isinstance(cause, OSError) and cause.errno):
+        seen.add(id(cause))
+        cause = getattr(cause, "os_error", None) or cause.__cause__ or cause.__context__
+    code = errno.errorcode.get(cause.errno) if cause is not None else None
+    return TransientError(f"connection error ({type(e).__name__}{f', {code}' if code else ''})", "connection")
+
+
+# A lone surrogate arrives as a \ud800-\udfff escape, or as its bytes (json decodes them with surrogatepass).
+_SURROGATE_MARKS = (b"\\ud", b"\\uD", b"\xed")
+
+
+def decode(body: bytes) -> dict:
+    """The JSON object of a /v1 answer; a body that is not one with `choices` is transient, and one
+    holding a lone surrogate (no UTF-8 for it: it could be neither journaled nor written) fails as
+    `unencodable`."""
     try:
         data = json.loads(body)
         if not isinstance(data, dict) or not data.get("choices"):
             raise ValueError("no `choices`")
-        return data
     except ValueError as e:
-        raise TransientError(f"malformed response from {base_url}: {e}: {body[:120]!r}", "malformed_response") from e
+        raise TransientError(f"malformed response: {e}: {body[:120]!r}", "malformed_response") from e
+    if any(mark in body for mark in _SURROGATE_MARKS):  # rare: a full check only then
+        try:
+            encode_json(data).encode()
+        except UnicodeEncodeError as e:
+            raise RequestFailed(f"unencodable: the reply holds a lone surrogate ({e.object[e.start:e.end]!r}), "
+                                "which has no UTF-8 form: the answer cannot be stored", "unencodable") from e
+    return data
 
 
 _PATHS = {"chat": "/chat/completions", "completions": "/completions"}
@@ -121,12 +152,12 @@ class AiohttpTransport:
                 body = await r.read()
                 status = r.status
                 if status >= 400:
-                    raise _status_error(status, base_url, body, r.headers)
+                    raise _status_error(status, body, r.headers)
         except asyncio.TimeoutError as e:
-            raise TransientError(f"timeout after {self.s.timeout_s}s at {base_url}", "timeout") from e
+            raise _timeout() from e
         except aiohttp.ClientError as e:
-            raise TransientError(f"connection error at {base_url}: {type(e).__name__}: {e}", "connection") from e
-        return decode(body, base_url)
+            raise _connection_error(e) from e
+        return decode(body)
 
     async def post_raw(self, base_url: str, path: str, payload: dict) -> tuple[int, bytes]:
         """POST to a server path outside /v1 (e.g. /tokenize): (status, body)."""
@@ -137,9 +168,9 @@ class AiohttpTransport:
             async with self._sess().post(url, data=encode_json(payload).encode()) as r:
                 return r.status, await r.read()
         except asyncio.TimeoutError as e:
-            raise TransientError(f"timeout after {self.s.timeout_s}s at {url}", "timeout") from e
+            raise _timeout() from e
         except aiohttp.ClientError as e:
-            raise TransientError(f"connection error at {url}: {type(e).__name__}: {e}", "connection") from e
+            raise _connection_error(e) from e
 
     async def get_raw(self, base_url: str, path: str, timeout_s: float) -> tuple[int, bytes]:
         """GET base_url + path (e.g. /models, the servers' check): (status, body)."""
@@ -150,9 +181,9 @@ class AiohttpTransport:
             async with self._sess().get(url, timeout=aiohttp.ClientTimeout(total=timeout_s)) as r:
                 return r.status, await r.read()
         except asyncio.TimeoutError as e:
-            raise TransientError(f"timeout after {timeout_s}s at {url}", "timeout") from e
+            raise TransientError(f"timeout after {timeout_s:g} s", "timeout") from e
         except aiohttp.ClientError as e:
-            raise TransientError(f"connection error at {url}: {type(e).__name__}: {e}", "connection") from e
+            raise _connection_error(e) from e
 
     async def aclose(self) -> None:
         if self._session is not None:
@@ -191,12 +222,12 @@ class SDKTransport:
         try:
             raw = await api.with_raw_response.create(**body, extra_body=extra or None)
         except openai.APIStatusError as e:
-            raise _status_error(e.status_code, base_url, e.response.content, e.response.headers) from e
+            raise _status_error(e.status_code, e.response.content, e.response.headers) from e
         except openai.APITimeoutError as e:
-            raise TransientError(f"timeout after {self.s.timeout_s}s at {base_url}", "timeout") from e
+            raise _timeout() from e
         except openai.APIConnectionError as e:
-            raise TransientError(f"connection error at {base_url}: {e.__cause__ or e}", "connection") from e
-        return decode(raw.content, base_url)
+            raise _connection_error(e.__cause__ or e) from e
+        return decode(raw.content)
 
     def _http(self, base_url: str):
         """The HTTP client module of the SDK's own client (httpx, or httpx2 in newer SDKs): the one
@@ -210,9 +241,9 @@ class SDKTransport:
         try:
             r = await self._clients[base_url]._client.post(url, json=payload, timeout=self.s.timeout_s)
         except httpx.TimeoutException as e:
-            raise TransientError(f"timeout after {self.s.timeout_s}s at {url}", "timeout") from e
+            raise _timeout() from e
         except httpx.TransportError as e:
-            raise TransientError(f"connection error at {url}: {type(e).__name__}: {e}", "connection") from e
+            raise _connection_error(e) from e
         return r.status_code, r.content
 
     async def get_raw(self, base_url: str, path: str, timeout_s: float) -> tuple[int, bytes]:
@@ -223,9 +254,9 @@ class SDKTransport:
             # the SDK's own httpx client carries no key: the SDK adds it per request
             r = await client._client.get(url, timeout=timeout_s, headers={"Authorization": f"Bearer {client.api_key}"})
         except httpx.TimeoutException as e:
-            raise TransientError(f"timeout after {timeout_s}s at {url}", "timeout") from e
+            raise TransientError(f"timeout after {timeout_s:g} s", "timeout") from e
         except httpx.TransportError as e:
-            raise TransientError(f"connection error at {url}: {type(e).__name__}: {e}", "connection") from e
+            raise _connection_error(e) from e
         return r.status_code, r.content
 
     async def aclose(self) -> None:
