@@ -47,6 +47,9 @@ E44_MODEL_DIR = {kind: _e44_model_dir(kind) for kind in E44_FINETUNED.values()}
 E44_MODEL_OUT = {kind: [f"{E44_MODEL_DIR[kind]}/{name}" for name in E44_MODEL_FILES[kind]] for kind in E44_MODEL_DIR}
 # the scored arms: retrieval and fine-tuned arms, then cross-encoders, then the LLM
 EVAL44B_ARMS = _e44_arms(config)
+# an arm's retry state: the LLM arm's `retry` param goes up after a run that left retryable failures, so a
+# plain rerun retries exactly its failed calls (irdata/annotate/common.py); no other arm writes one
+E44_ARM_RETRY = f"{E44}/retry/score_arms/{{e44arm}}.json"
 # a fine-tuned arm's inputs: its model's files and its training report
 E44_ARM_MODEL = {
     arm: {"model": E44_MODEL_OUT[kind], "training": f"{E44_MODEL_DIR[kind]}.train.json"}
@@ -210,6 +213,8 @@ rule score_arms:
     params:
         settings=stage_settings("score_arms"),
         code=stage_code("score_arms"),
+        retry_state=lambda w: E44_ARM_RETRY.format(e44arm=w.e44arm),
+        retry=lambda w: _retry_generation(E44_ARM_RETRY.format(e44arm=w.e44arm)),
     script:
         "../workflow_scripts/score_arms.py"
 

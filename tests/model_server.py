@@ -3,7 +3,7 @@ workflow (tests/workflow, tests/llm). It answers like a very simple, determinist
 stage has something to do: the agent proposes the first ids it was shown and then finishes, a grade is
 a digit chosen by a hash of the prompt, an answer is a fixed sentence, and log-likelihoods are echoed
 per whitespace-separated token. It is not a model and proves nothing about labels: it exists to inject
-faults (HTTP 500 and 429, timeouts, cut-off JSON, dropped connections, unparseable grades) at chosen
+faults (HTTP 500, 503 and 429, timeouts, cut-off JSON, dropped connections, unparseable grades) at chosen
 rates, deterministically per request body and attempt (or per body alone: `sticky`), and to log every
 request it received. With `misaligned_echo` it is a server whose echoed log-probabilities the
 client's echo check refuses.
@@ -26,7 +26,7 @@ from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-FAULTS = ("500", "429", "timeout", "malformed", "drop", "garbage")
+FAULTS = ("500", "503", "429", "timeout", "malformed", "drop", "garbage")
 _TOKEN = re.compile(r"\S+|\s+")
 _WORD = re.compile(r"\s*\S+|\s+")  # a word with its leading space: one token, as a generated word is
 _SHOWN = re.compile(r"^\[([^\]\s]+)\]", re.M)
@@ -200,8 +200,8 @@ class ModelServer:
         key = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
         fault = self._choose_fault(kind, key)
         self.log.append(Received(kind, key, fault))
-        if fault == "500":
-            return kind, fault, web.json_response({"error": "injected"}, status=500)
+        if fault in ("500", "503"):
+            return kind, fault, web.json_response({"error": "injected"}, status=int(fault))
         if fault == "429":
             return kind, fault, web.json_response({"error": "slow down"}, status=429, headers={"Retry-After": "0"})
         if fault == "timeout":

@@ -14,6 +14,8 @@ with rule_logging(snakemake) as log:
     }
     out = {k: snakemake.output[k] for k in (*RELEASE_KEYS, "sums")}
     manifest = package(paths, out, snakemake.params.settings)
+    for line in manifest["scoring"]["llm_failures"].get("over_limit", []):
+        log.warning("accepted over the limit, metrics withheld: %s", line)
     log.info(
         "released %s; disjointness %s",
         manifest["counts"]["files"],

@@ -108,17 +108,21 @@ def test_demo_planted_twins_never_become_negatives_of_each_other():
 
 @pytest.mark.llm
 def test_llm_arm_grades_every_candidate_through_the_llm_layer(tmp_path):
-    from irdata.eval44b.llm_arm import LlmScorer
+    from irdata.eval44b.llm_arm import LlmScorer, arm_job
     from irdata.llm import load_settings
 
-    scorer = LlmScorer(load_settings({}).answer_settings(), {"journal_dir": str(tmp_path / "journal")},
-                       REPO / "prompts/grade_44b_pair.txt")
+    job = arm_job({"llm_answer": load_settings({}).answer_settings(), "llm_config": {"journal_dir": str(tmp_path)},
+                   "retry_state": str(tmp_path / "retry.json"), "retry": 0})
+    scorer = LlmScorer(job, REPO / "prompts/grade_44b_pair.txt")
     try:
         result = score_arm("llm", ROWS[:1], QUERIES, DOCS, {**SETTINGS, "kind": "llm"}, scorer=scorer)
     finally:
         scorer.close()
-    assert result["queries"] == 1 and 1 <= result["ranks"][0]["rank"] <= 3
-    assert scorer.failures + sum(1 for _ in (tmp_path / "journal").iterdir()) >= 1
+    assert result["failures"]["total"] == 3 and job.journal.exists()
+    # ranked when its three grades parsed; a failed grade leaves it unranked, never ranked by tie order
+    assert result["queries"] + result["queries_unranked"] == 1
+    assert result["queries_unranked"] == (result["failures"]["failed"] > 0)
+    assert all(1 <= q["rank"] <= 3 for q in result["ranks"])
 
 
 def test_cross_encoder_arm_runs_a_local_model():

@@ -122,7 +122,9 @@ def demo_inputs(folder):
     return folder / "papers.jsonl", folder / "reviews.jsonl"
 
 
-def build(folder, settings=SCORING, mining=MINING):
+def build(folder, settings=SCORING, mining=MINING, llm_arm=None, llm_gate=None):
+    """The release of the demo inputs under `folder`, scored by the random and BM25 arms and, given its
+    settings `llm_arm` (tests/unit/test_eval44b_llm_arm.py), the LLM arm, held to `llm_gate`."""
     p_in, r_in = demo_inputs(folder)
     w = folder / "work"
     split_papers(
@@ -173,6 +175,9 @@ def build(folder, settings=SCORING, mining=MINING):
         arm_settings = {**ARMS[arm], "record_timing": settings["record_timing"]}
         run_arm(arm, w / "mined/test.jsonl", qpaths["test"], w / "papers.tsv", w / f"arms/{arm}.json", arm_settings)
         arms.append(w / f"arms/{arm}.json")
+    if llm_arm is not None:
+        run_arm("llm", w / "mined/test.jsonl", qpaths["test"], w / "papers.tsv", w / "arms/llm.json", llm_arm)
+        arms.append(w / "arms/llm.json")
     rel = folder / "release"
     out = {
         k: rel / f
@@ -205,17 +210,18 @@ def build(folder, settings=SCORING, mining=MINING):
             "mining_recipe": mining,
             "mining_search": RETRIEVAL,
             "scoring": dict(settings),
-            "arms": ARMS,
+            "arms": {**ARMS, **({"llm": {k: llm_arm[k] for k in ("kind", "llm", "llm_answer")}} if llm_arm else {})},
+            "llm_gate": llm_gate or {"limit": 0.005, "accept": False},
         },
     )
     return manifest, out
 
 
-def build_in(folder, monkeypatch, settings=SCORING, mining=MINING):
+def build_in(folder, monkeypatch, settings=SCORING, mining=MINING, **llm):
     """Build with relative paths inside `folder`, as Snakemake runs in the workflow folder."""
     folder.mkdir(parents=True, exist_ok=True)
     monkeypatch.chdir(folder)
-    return build(folder.relative_to(folder), settings, mining)
+    return build(folder.relative_to(folder), settings, mining, **llm)
 
 
 @pytest.fixture

@@ -132,3 +132,17 @@ def test_report_code_is_not_part_of_the_release_code():
     repo = Path(__file__).resolve().parents[2]
     files = code_files(repo)
     assert not [f for f in files if "report" in f] and "workflow_scripts/irdata/doubting/card.py" in files
+
+
+def test_eval44b_report_lists_a_withheld_arm_unranked_and_plots_no_number_of_it(tmp_path):
+    results = tmp_path / "results.jsonl"
+    rows = [{"arm": "random", "P@1": 0.11, "P@2": 0.2, "P@3": 0.33, "MRR": 0.31, "mean_rank": 5.0,
+             "ms_per_query": None, "queries": 10},
+            {"arm": "llm", "P@1": None, "P@2": None, "P@3": None, "MRR": None, "mean_rank": None, "ms_per_query": None,
+             "queries": 3, "model": "m", "metrics_withheld": "27 of 90 pairs failed, over the limit"}]
+    results.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = {"arms": tmp_path / "arms.html", "figure": tmp_path / "arms.png"}
+    assert [r["arm"] for r in eval44b_report(results, out)] == ["random", "llm"]
+    flat = " ".join(text(out["arms"]).split())
+    assert "1 random 0.110" in flat and "llm (m) 3" in flat and "2 llm" not in flat
+    assert out["figure"].read_bytes().startswith(PNG)

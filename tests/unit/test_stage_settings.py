@@ -56,7 +56,7 @@ FINETUNE_OWN = ("learning_rate", "epochs", "max_steps", "batch_queries", "negati
                 "eval_every", "patience")
 EXPECTED = {
     "queries": {"dedup_train_queries"} | RELEASE,
-    "accept_llm_failures": {"release_gate"},
+    "accept_llm_failures": {"release_gate", "package_44b"},  # the package gates the LLM arm
     # doubting
     **{f"doubting.{key}": RELEASE for key in CARD},
     **{f"doubting.{key}": RAW_INPUT for key in ("collection", "train_queries", "train_qrels", "dev_queries",
@@ -77,7 +77,8 @@ EXPECTED = {
     **{f"annotation.grading.{split}": {"grade", "assemble"} | RELEASE for split in ("train", "dev")},
     "annotation.answer_max_tokens": {"generate_answer"} | RELEASE,
     **{f"annotation.failure_limits.{stage}": {"release_gate"} | RELEASE
-       for stage in ("agent_search", "grade", "generate_answer", "wood", "audit_labels")},
+       for stage in ("agent_search", "generate_answer", "wood", "audit_labels")},
+    "annotation.failure_limits.grade": {"release_gate", "package_44b"} | RELEASE,  # and the LLM arm's grades
     # llm: what changes answers (the LLM arm's too); llm.stages here overrides the agent's
     **{f"llm.{key}": LLM_STAGES | ARMS | RELEASE for key in LLM_ANSWER},
     "llm.stages": {"agent_search", "llm_identity"} | RELEASE,

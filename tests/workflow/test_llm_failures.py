@@ -137,3 +137,49 @@ def test_an_agent_shard_of_over_100_queries_keeps_its_calls_flowing(wf, server):
     assert stats["queries"] >= 100  # every train query of the demo, in one shard
     assert stats["failures"]["failed"] == 0 and stats["llm"]["retries"] == 0, stats
     assert stats["llm"]["calls"] >= 100
+
+
+def build_44b(wf, server, name, *, check=True):
+    """Build the 44b release with its LLM arm (every test query) and the random arm on `server`, under model
+    name `name`, into results/44b-<name>. One attempt after the first, no breaker: every call reaches the
+    server, so each of its failures is the server's answer, never an outage."""
+    overlay = {"llm": {"backend": "openai", "model": name, "base_urls": [server.url], "max_retries": 1,
+                       "backoff_s": 0.01, "backoff_max_s": 0.02, "timeout_s": 2, "breaker_failures": 10_000,
+                       "journal_dir": f"cache/{name}", "extra_body": {}},
+               "eval44b": {"release": f"results/44b-{name}",
+                           "scoring": {"arms": ["random"], "llm": {"enabled": True, "max_queries": None}}}}
+    path = wf.root / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(overlay))
+    return wf.snakemake("--profile", "profiles/local", "--cores", "2", "eval44b", *wf.args, path.name,
+                        check=check, timeout=1800)
+
+
+def test_the_44b_llm_arm_against_a_failing_server_publishes_no_number_and_a_rerun_retries_its_calls(wf, server):
+    server.faults = {"503": 1.0}
+    first = build_44b(wf, server, "arm-down", check=False)
+    said = first.stdout + first.stderr
+    assert first.returncode != 0 and "release gate: too many LLM failures, nothing is published" in said
+    assert "grade (44b arm llm):" in said and "annotation.failure_limits.grade" in said
+    assert "commonest: http_503" in said and "accept_llm_failures=true" in said
+    release = wf.root / "results/44b-arm-down"
+    assert not release.exists()
+    # every grade failed: the calls that reached the server (or the constraint probe they waited on) got 503
+    queries = len((wf.root / "work/eval44b/mined/test.jsonl").read_text().splitlines())
+    arm = json.loads((wf.root / "work/eval44b/arms/llm.json").read_text())
+    assert arm["failures"]["by_kind"] == {"http_503": 9 * queries} == {"http_503": arm["failures"]["total"]}
+    assert arm["queries"] == 0 and arm["queries_unranked"] == queries and set(arm["metrics"].values()) == {None}
+    assert all(r.fault == "503" for r in server.log)
+    log = (wf.root / "logs/eval44b/score_arms.llm.log").read_text()
+    assert "'P@1': None" in log and "'P@1': 0" not in log
+
+    seen = len(server.log)
+    server.faults = {}
+    build_44b(wf, server, "arm-down")
+    graded = [r.key for r in server.log[seen:] if r.kind == "grade"]
+    assert len(graded) == len(set(graded)) == 9 * queries  # each failed call asked once more
+    results = {r["arm"]: r for r in map(json.loads, (release / "results.jsonl").read_text().splitlines())}
+    llm = results["llm"]
+    assert llm["failures"]["failed"] == 0 and llm["failures"]["total"] == 9 * queries
+    assert llm["queries"] == queries and llm["P@1"] is not None and llm["metrics_withheld"] is None
+    subprocess.run(["sha256sum", "-c", "--strict", "--quiet", "SHA256SUMS"], cwd=release, check=True)
+    assert wf.planned_rules("eval44b", *wf.args, "arm-down.yaml") == []

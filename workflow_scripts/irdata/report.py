@@ -304,16 +304,18 @@ ARM_COLUMNS = ("P@1", "P@2", "P@3", "MRR", "mean_rank", "ms_per_query", "queries
 
 
 def eval44b_report(results_jsonl, out: dict) -> list[dict]:
-    """Write out["arms"] (HTML table, ranked by P@1) and out["figure"] (PNG); return the ranked rows."""
-    results = sorted(read_jsonl(results_jsonl), key=lambda r: (-r["P@1"], r["arm"]))
-    rows = [[i + 1, r["arm"] + (f" ({r['model']})" if r.get("model") else ""),
+    """Write out["arms"] (HTML table, ranked by P@1) and out["figure"] (PNG); return the ranked rows. An arm
+    without metrics (an LLM arm whose metrics are withheld) is listed last, unranked, and not plotted."""
+    results = sorted(read_jsonl(results_jsonl), key=lambda r: (r["P@1"] is None, -(r["P@1"] or 0), r["arm"]))
+    rows = [["" if r["P@1"] is None else i + 1, r["arm"] + (f" ({r['model']})" if r.get("model") else ""),
              *["" if r.get(c) is None else r[c] for c in ARM_COLUMNS]] for i, r in enumerate(results)]
     write_html(out["arms"], "44b Eval: arms on the 9-candidate test sets",
                html_table(["rank", "arm", *ARM_COLUMNS], rows))
-    fig, ax = plt.subplots(figsize=(7, 1.2 + 0.5 * max(len(results), 1)), layout="constrained")
-    names = [r["arm"] for r in results][::-1]
+    plotted = [r for r in results if r["P@1"] is not None]
+    fig, ax = plt.subplots(figsize=(7, 1.2 + 0.5 * max(len(plotted), 1)), layout="constrained")
+    names = [r["arm"] for r in plotted][::-1]
     for offset, metric in ((0.2, "P@1"), (-0.2, "MRR")):
-        bars = ax.barh(np.arange(len(names)) + offset, [r[metric] for r in results][::-1], 0.4, label=metric)
+        bars = ax.barh(np.arange(len(names)) + offset, [r[metric] for r in plotted][::-1], 0.4, label=metric)
         ax.bar_label(bars, fmt="%.3f", fontsize=7, padding=2)
     ax.axvline(1 / 9, color="k", lw=0.6, ls="--", label="chance P@1 (1/9)")
     ax.set_yticks(range(len(names)), names)

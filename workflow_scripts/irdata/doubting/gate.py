@@ -7,7 +7,8 @@ the build stops here, naming the stage and split, the counts, the commonest kind
 nothing is staged, published or frozen. `accept_llm_failures` publishes anyway, with every failure
 counted in MANIFEST.json and the card. failures.json is what MANIFEST.json's `failures` holds, with
 the grade constraint paths (`grade_paths`) of every split's labels. Its
-`tokens` are the LLM tokens each stage's jobs spent (collect_tokens).
+`tokens` are the LLM tokens each stage's jobs spent (collect_tokens). The 44b LLM arm's grades are held
+to the grade limit by the same check (check_limits, called by irdata/eval44b/package.py).
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def read_stats(stats_files: dict[tuple[str, str], list[str]]) -> dict[tuple[str,
     return {key: [read_job_stats(p) for p in paths] for key, paths in stats_files.items()}
 
 
-def _sum_jobs(jobs: list[JobStats]) -> dict:
+def sum_jobs(jobs: list[JobStats]) -> dict:
     """{units, jobs, total, failed, retryable, fraction, by_kind, jobs_with_failures[, grade_paths]} of some jobs."""
     total = failed = retryable = 0
     by_kind: Counter = Counter()
@@ -109,9 +110,9 @@ def collect_failures(stats: dict[tuple[str, str], list[JobStats]]) -> dict:
         splits = {split: stats.get((stage, split), []) for split in stage_splits(stage)}
         if not any(splits.values()):
             continue
-        record = _sum_jobs([job for jobs in splits.values() for job in jobs])
+        record = sum_jobs([job for jobs in splits.values() for job in jobs])
         record.pop("grade_paths", None)  # kept per split only: a path count is only meaningful within one
-        record["splits"] = {split: _sum_jobs(jobs) for split, jobs in splits.items() if jobs}
+        record["splits"] = {split: sum_jobs(jobs) for split, jobs in splits.items() if jobs}
         out[stage] = record
     return out
 
@@ -183,20 +184,27 @@ def _kinds_over(failures: dict, limits: dict) -> set[str]:
             if f["fraction"] > limits[stage] for kind in f["by_kind"]}
 
 
-def run_gate(stats_files: dict[tuple[str, str], list[str]], settings: dict, out_path,
-             journal_dir: str = "cache/llm_journal") -> dict:
-    """The release_gate rule. `journal_dir` (llm.journal_dir) is only named in the message."""
-    stats = read_stats(stats_files)
-    failures = collect_failures(stats)
-    problems = over_limit(failures, settings["limits"])
-    record = {"stages": failures, "limits": settings["limits"], "over_limit": problems,
-              "accepted": bool(problems) and settings["accept"], "tokens": collect_tokens(stats)}
-    if problems and not settings["accept"]:
-        hints = _hints(_kinds_over(failures, settings["limits"]), journal_dir)
+def check_limits(failures: dict, limits: dict, accept: bool, journal_dir: str = "cache/llm_journal") -> list[str]:
+    """The lines of `failures` (collect_failures' shape) over `limits`; over a limit without `accept` the
+    ReleaseGateError that stops the build, naming each split, its counts, its commonest kinds and what to check."""
+    problems = over_limit(failures, limits)
+    if problems and not accept:
+        hints = _hints(_kinds_over(failures, limits), journal_dir)
         raise ReleaseGateError(
             "release gate: too many LLM failures, nothing is published:\n  " + "\n  ".join(problems) + "\n"
             "What to check (the stage's logs under logs/ name each failure):\n  - " + "\n  - ".join(hints) + "\n"
             "Then run the same snakemake command again. To publish with these failures counted, add "
             "--config accept_llm_failures=true.")
+    return problems
+
+
+def run_gate(stats_files: dict[tuple[str, str], list[str]], settings: dict, out_path,
+             journal_dir: str = "cache/llm_journal") -> dict:
+    """The release_gate rule. `journal_dir` (llm.journal_dir) is only named in the message."""
+    stats = read_stats(stats_files)
+    failures = collect_failures(stats)
+    problems = check_limits(failures, settings["limits"], settings["accept"], journal_dir)
+    record = {"stages": failures, "limits": settings["limits"], "over_limit": problems,
+              "accepted": bool(problems) and settings["accept"], "tokens": collect_tokens(stats)}
     write_json_atomic(out_path, record)
     return record

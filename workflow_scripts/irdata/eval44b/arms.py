@@ -16,7 +16,8 @@ returns a scorer; adding an arm is one entry. The kinds:
   the 9, 1/(k + rank), k = 60.
 - cross_encoder: a sentence-transformers CrossEncoder's score of each (query, document) pair, by local
   path or model name: a reranker the user brings, and the one the workflow fine-tunes.
-- llm: the LLM layer's grade 0-3 of each (query, document) pair (pointwise).
+- llm: the LLM layer's grade 0-3 of each (query, document) pair (pointwise); a failed grade is counted,
+  never a score (llm_arm).
 """
 
 from __future__ import annotations
@@ -56,7 +57,9 @@ class Item:
 
 
 class Scorer:
-    """Base of the arms' scorers: `__call__(item)` -> one score per candidate, higher is better.
+    """Base of the arms' scorers: `__call__(item)` -> one score per candidate, higher is better; None for a
+    candidate it could not score (the LLM arm's failed grade, counted by the scorer), which leaves the
+    query unranked: out of the ranks and metrics, counted in the result's `queries_unranked`.
 
     `prepare` sees every query and document of the run first (batch encoding); `extras(result)` adds
     the arm's own fields to its result record; `max_queries` limits the queries scored (None: all).
@@ -270,7 +273,7 @@ def score_arm(arm: str, rows, queries: dict, collection: dict, settings: dict, s
     """Score one arm on the mined rows. `queries`: note_id -> text; `collection`: key -> text.
 
     `scorer` defaults to the registry's for settings["kind"] (closed at the end). Returns the arm's result record with
-    per-query ranks and the scorer's extras.
+    per-query ranks and the scorer's extras; `queries` counts the ranked queries, which the metrics are over.
     """
     qchars, dchars, seed = settings["query_chars"], settings["document_chars"], settings["seed"]
     if scorer is None:
@@ -281,7 +284,7 @@ def score_arm(arm: str, rows, queries: dict, collection: dict, settings: dict, s
             scorer.close()
     if scorer.max_queries:
         rows = rows[: scorer.max_queries]
-    ranks, per_query = [], []
+    ranks, per_query, unranked = [], [], 0
     start = time.perf_counter()
     scorer.prepare(
         [truncate(queries[r["note_id"]], qchars) for r in rows],
@@ -296,14 +299,19 @@ def score_arm(arm: str, rows, queries: dict, collection: dict, settings: dict, s
             docs=[truncate(collection[k], dchars) for k in keys],
             order=tie_order(seed, row["note_id"], len(keys)),
         )
+        scores = scorer(item)
+        if None in scores:  # never a rank from tie order: the query is not ranked
+            unranked += 1
+            continue
         # every candidate's rank, positive first (test.jsonl's order): the release's ranks.jsonl
-        candidate_ranks = ranks_from_scores(scorer(item), item.order)
+        candidate_ranks = ranks_from_scores(scores, item.order)
         ranks.append(candidate_ranks[0])
         per_query.append({"note_id": row["note_id"], "rank": candidate_ranks[0], "candidate_ranks": candidate_ranks})
     elapsed = time.perf_counter() - start
     result = {
         "arm": arm,
-        "queries": len(rows),
+        "queries": len(per_query),
+        "queries_unranked": unranked,
         "candidates_per_query": 1 + settings["negatives"],
         "metrics": metrics_from_ranks(ranks),
         "ms_per_query": round(1000 * elapsed / len(rows), 3) if rows and settings.get("record_timing", True) else None,

@@ -79,10 +79,27 @@ def arm_table(results: list[dict], scoring: dict) -> list[str]:
     ]
     for rank, r in enumerate(ranked, start=1):
         ms = "—" if r["ms_per_query"] is None else f"{r['ms_per_query']:.1f}"
+        place = "—" if r["P@1"] is None else rank  # an arm without metrics (withheld) has no place
         lines.append(
-            f"| {rank} | {arm_title(r, scoring)} | {_f(r['P@1'])} | {_f(r['P@2'])} | {_f(r['P@3'])} | {_f(r['MRR'])} "
+            f"| {place} | {arm_title(r, scoring)} | {_f(r['P@1'])} | {_f(r['P@2'])} | {_f(r['P@3'])} | {_f(r['MRR'])} "
             f"| {_f(r['mean_rank'])} | {ms} | {_n(r['queries'])} |"
         )
+    return lines
+
+
+def failure_lines(results: list[dict]) -> list[str]:
+    """The LLM arm's failed grades, as results.jsonl counts them: never a score, never a rank."""
+    lines = []
+    for r in (r for r in results if "failures" in r):
+        f = r["failures"]
+        kinds = ", ".join(f"{kind} {_n(n)}" for kind, n in f["by_kind"].items())
+        line = (
+            f"LLM failures of the {r['arm']} arm: {_n(f['failed'])} of {_n(f['total'])} graded {f['units']} failed"
+            f"{f' ({kinds})' if kinds else ''}; {_n(r['queries_unranked'])} queries with a failed grade are left "
+            "unranked, out of its metrics"
+        )
+        withheld = r["metrics_withheld"]
+        lines.append(line + (f"; its metrics are withheld: {withheld}." if withheld else "."))
     return lines
 
 
@@ -208,6 +225,9 @@ def card_markdown(manifest: dict, results: list[dict]) -> str:
         "retrieval. ms/query is wall time on the build machine (— when the build does not record timing). "
         "ranks.jsonl holds each arm's rank of every query's positive: the table recomputes from it (How to use).",
     ]
+    failed = failure_lines(results)
+    if failed:
+        lines += ["", *failed]
     fine_tuned = scoring.get("fine_tuned") or {}
     if fine_tuned:
         lines += [

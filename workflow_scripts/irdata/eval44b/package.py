@@ -12,6 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 from ..atomic import atomic_dir, atomic_open, write_json_atomic, write_jsonl_atomic
+from ..doubting.gate import check_limits, read_job_stats, sum_jobs
 from ..json_files import read_json, read_jsonl
 from ..provenance import sha256_file, sha256sums_text
 from .card import card_markdown
@@ -117,8 +118,10 @@ def census(rows_out: list[dict], papers: dict, unresolvable_schemes) -> dict:
     }
 
 
-def result_line(result: dict, arm_settings: dict | None = None) -> dict:
-    m = result["metrics"]
+def result_line(result: dict, withheld: str | None = None) -> dict:
+    """An arm's results.jsonl line; `withheld`: why its metrics are not given (null), an LLM arm over its
+    failure limit published with accept_llm_failures."""
+    m = dict.fromkeys(result["metrics"]) if withheld else result["metrics"]
     out = {
         "arm": result["arm"],
         "P@1": m["P@1"],
@@ -136,7 +139,31 @@ def result_line(result: dict, arm_settings: dict | None = None) -> dict:
     for extra in ("model", "model_sha256", "prompt_sha256", "chance", "failures", "training"):
         if extra in result:
             out[extra] = result[extra]
+    if "failures" in result:  # the queries a failed grade left unranked, and whether the metrics are withheld
+        out["queries_unranked"] = result["queries_unranked"]
+        out["metrics_withheld"] = withheld
     return out
+
+
+def llm_failures(arm_results: list[dict], arm_paths, gate: dict) -> dict:
+    """The LLM arm's failures held to annotation.failure_limits.grade (`gate`: limit, accept) by the release
+    gate's check, before any file is written: over the limit the build stops naming the arm, its counts and
+    commonest kinds (ReleaseGateError), or with accept_llm_failures the arm is published with its failures
+    counted and its metrics withheld. {limit, accepted, over_limit (lines), arms: {arm: counts, withheld}};
+    empty without an LLM arm."""
+    jobs = {r["arm"]: read_job_stats(path) for r, path in zip(arm_results, arm_paths) if "failures" in r}
+    if not jobs:
+        return {}
+    splits = {f"44b arm {arm}": sum_jobs([job]) for arm, job in jobs.items()}
+    failures = {"grade": {**sum_jobs(list(jobs.values())), "splits": splits}}
+    problems = check_limits(failures, {"grade": gate["limit"]}, gate["accept"])
+    arms = {}
+    for arm, counts in zip(jobs, splits.values()):
+        over = counts["fraction"] > gate["limit"]
+        arms[arm] = {**counts, "withheld": (f"{counts['failed']:,} of {counts['total']:,} {counts['units']} failed, "
+                                            f"over annotation.failure_limits.grade ({gate['limit']:.2%}); "
+                                            "published with accept_llm_failures") if over else None}
+    return {"limit": gate["limit"], "accepted": bool(problems), "over_limit": problems, "arms": arms}
 
 
 def _close(a, b) -> bool:
@@ -144,11 +171,14 @@ def _close(a, b) -> bool:
     return a == b or (a is not None and b is not None and math.isclose(a, b))
 
 
-def rank_rows(arm_results: list[dict], arm_paths) -> list[dict]:
-    """ranks.jsonl: a row per (arm, query), arms in results.jsonl's order, queries by note_id; candidate_ranks
-    are in test.jsonl's candidate order (positive first). An arm whose ranks do not give its metrics is refused."""
+def rank_rows(arm_results: list[dict], arm_paths, withheld=()) -> list[dict]:
+    """ranks.jsonl: a row per (arm, ranked query), arms in results.jsonl's order, queries by note_id; candidate_ranks
+    are in test.jsonl's candidate order (positive first); none of the arms `withheld` (their metrics would
+    recompute from them). An arm whose ranks do not give its metrics is refused."""
     rows = []
     for result, path in zip(arm_results, arm_paths):
+        if result["arm"] in withheld:
+            continue
         recomputed = metrics_from_ranks(q["rank"] for q in result["ranks"])
         agree = all(_close(recomputed[k], result["metrics"][k]) for k in recomputed)
         if len(result["ranks"]) != result["queries"] or not agree:
@@ -202,6 +232,12 @@ def _write_release(paths: dict, out: dict, settings: dict) -> dict:
     def release_name(key):  # a file's name in the release, as SHA256SUMS and the manifest list it
         return Path(out[key]).relative_to(folder).as_posix()
 
+    # first: an LLM arm over its failure limit stops the build before any file is written
+    arm_results = [read_json(p) for p in paths["arms"]]
+    gate = llm_failures(arm_results, paths["arms"], settings["llm_gate"])
+    withheld = {arm: f["withheld"] for arm, f in gate.get("arms", {}).items() if f["withheld"]}
+    lines = [result_line(r, withheld.get(r["arm"])) for r in arm_results]
+
     candidates = 1 + settings["mining_recipe"]["negatives"]
     papers = {p["key"]: p for p in read_jsonl(paths["papers"])}
     unresolvable = tuple(settings["unresolvable_schemes"])
@@ -214,10 +250,9 @@ def _write_release(paths: dict, out: dict, settings: dict) -> dict:
         "train_pairs": _write_rows(out["train_pairs"], [pair_row(r, papers, unresolvable) for r in mined["train"]]),
         "val_pairs": _write_rows(out["val_pairs"], [pair_row(r, papers, unresolvable) for r in mined["val"]]),
     }
-    arm_results = [read_json(p) for p in paths["arms"]]
-    _write_rows(out["results"], [result_line(r) for r in arm_results])
+    _write_rows(out["results"], lines)
     counts_out["results"] = len(arm_results)
-    counts_out["ranks"] = _write_rows(out["ranks"], rank_rows(arm_results, paths["arms"]))
+    counts_out["ranks"] = _write_rows(out["ranks"], rank_rows(arm_results, paths["arms"], withheld))
 
     split_report = read_json(paths["split_report"])
     queries_report = read_json(paths["queries_report"])
@@ -269,13 +304,14 @@ def _write_release(paths: dict, out: dict, settings: dict) -> dict:
             "fine_tuned": {r["arm"]: r["training"] for r in arm_results if "training" in r},
             "candidates_per_query": candidates,
             "chance": chance_metrics(candidates),
+            "llm_failures": gate,
         },
         "files": {release_name(k): {"rows": counts_out[k], "sha256": sha256_file(out[k])} for k in DATA_KEYS},
         "inputs": {name: {"path": str(p), "sha256": sha256_file(p)} for name, p in sorted(paths["inputs"].items())},
     }
     write_json_atomic(out["manifest"], manifest)
     with atomic_open(out["card"]) as fh:
-        fh.write(card_markdown(manifest, [result_line(r) for r in arm_results]))
+        fh.write(card_markdown(manifest, lines))
     # after every other file, before SHA256SUMS, which lists it (the order: release_croissant)
     release_croissant(out)
     names = sorted(release_name(k) for k in RELEASE_KEYS)

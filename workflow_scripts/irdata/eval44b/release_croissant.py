@@ -37,7 +37,11 @@ _RESULTS = (Column("arm", TEXT), *(Column(m, FLOAT) for m in ("P@1", "P@2", "P@3
             Column("queries", INTEGER),
             Column("truncation", description="characters kept at scoring",
                    sub=(Column("query_chars", INTEGER), Column("document_chars", INTEGER))),
-            Column("model", TEXT, "the model of a model arm"), Column("model_sha256", TEXT))
+            Column("model", TEXT, "the model of a model arm"), Column("model_sha256", TEXT),
+            Column("queries_unranked", INTEGER, "the LLM arm's queries with a failed grade: not ranked, out of its "
+                   "metrics"),
+            Column("metrics_withheld", TEXT, "why the LLM arm's metrics are null (over its failure limit, published "
+                   "with accept_llm_failures); null when they are given"))
 # package()'s out keys of the files croissant.json lists: (description, the columns of its record set)
 FILES = {
     "test": ("the test queries: one line a query, with its positive and negatives", _query_columns(_REF)),

@@ -108,10 +108,14 @@ def arm_settings(config: dict, arm: str) -> dict:
 
 
 def package_settings(config: dict) -> dict:
+    """What the package reads; `llm_gate`: the LLM arm's grades are held to the Doubting grades' limit (the
+    same unit, pairs without a grade), with the same override (eval44b/package.py)."""
     e44, mining = config["eval44b"], mining_retrieval(config)
     return {"split": e44["split"], "unresolvable_schemes": e44["unresolvable_schemes"],
             "mining_recipe": e44["mining"], "mining_search": {"bm25": mining["bm25"], "dense": mining["dense"]},
-            "scoring": scoring_settings(config), "arms": {arm: arm_settings(config, arm) for arm in arms(config)}}
+            "scoring": scoring_settings(config), "arms": {arm: arm_settings(config, arm) for arm in arms(config)},
+            "llm_gate": {"limit": config["annotation"]["failure_limits"]["grade"],
+                         "accept": config["accept_llm_failures"]}}
 
 
 def _miner_index_stage(kind: str) -> Stage:
