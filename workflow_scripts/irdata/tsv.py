@@ -1,13 +1,18 @@
 """Readers for the MS MARCO file formats, validated before any expensive stage runs.
 
 The fast path is pyarrow's CSV reader (columnar, multi-threaded); when it rejects a file, a slow
-scan finds the exact line so that the error names the file, the line and the field.
+scan finds the exact line so that the error names the file, the line and the field. What would break
+a file written from the input is refused here too: an id holding whitespace or a control character
+(a TREC line is split on any whitespace, a TSV line on tabs), a NUL byte in a text, and a carriage
+return that is not part of a CRLF line end (pyarrow ends a record there, so it would split one).
 """
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
@@ -15,6 +20,16 @@ import pyarrow.csv as pacsv
 from .errors import InputError
 
 QRELS_COLUMNS = ("query_id", "iteration", "passage_id", "relevance")
+
+# What an id may not hold: the C0 and C1 controls (NUL, TAB, LF, CR, ...), space, DEL and Unicode's
+# other space separators, a superset of what Python's str.split() (evaluate.py, ir_measures) splits on.
+ID_FORBIDDEN = ((0x00, 0x20), (0x7F, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A), (0x2028, 0x2029),
+                (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000))
+_ID_FORBIDDEN_RE2 = "[" + "".join(f"\\x{{{lo:x}}}-\\x{{{hi:x}}}" for lo, hi in ID_FORBIDDEN) + "]"
+# pyarrow's default block size first; a record must fit in a block, so a longer line is read again
+# with a larger one, up to the last (a longer line is refused: it is more likely a lost line end).
+BLOCK_SIZES = (1 << 20, 16 << 20, 256 << 20)
+_SCAN_CHUNK = 16 << 20
 
 
 def _nonblank_line_numbers(path: Path):
@@ -48,33 +63,95 @@ def _require_nonempty(path: Path) -> None:
         raise InputError(path, "file is empty; expected at least one record")
 
 
+def _first_lone_cr(path: Path) -> int | None:
+    """Byte offset of the first carriage return that does not end a CRLF line end, or None."""
+    offset, cr_at_end = 0, False
+    with open(path, "rb") as fh:
+        while chunk := fh.read(_SCAN_CHUNK):
+            if cr_at_end and chunk[:1] != b"\n":
+                return offset - 1
+            cr_at_end = False
+            if b"\r" in chunk:
+                data = np.frombuffer(chunk, np.uint8)
+                cr = np.flatnonzero(data == 13)
+                inner = cr[cr + 1 < len(data)]
+                lone = inner[data[inner + 1] != 10]
+                if len(lone):
+                    return offset + int(lone[0])
+                cr_at_end = bool(len(cr)) and int(cr[-1]) == len(data) - 1
+            offset += len(chunk)
+    return offset - 1 if cr_at_end else None
+
+
+def _line_at(path: Path, offset: int) -> tuple[int, bytes]:
+    """The 1-based line number of byte `offset` and the bytes of its line before it."""
+    line, before = 1, b""
+    with open(path, "rb") as fh:
+        while offset > 0 and (chunk := fh.read(min(_SCAN_CHUNK, offset))):
+            line += chunk.count(b"\n")
+            before = (before + chunk).rsplit(b"\n", 1)[-1]
+            offset -= len(chunk)
+    return line, before
+
+
+def _refuse_lone_cr(path: Path, names: list[str], delimiter: str) -> None:
+    offset = _first_lone_cr(path)
+    if offset is None:
+        return
+    line, before = _line_at(path, offset)
+    field = names[min(before.count(delimiter.encode()), len(names) - 1)]
+    raise InputError(path, f"a carriage return (byte {len(before) + 1} of the line) that does not end the line as "
+                     "CRLF: it would split the record in two; remove it or end every line with LF or CRLF",
+                     line=line, field=field)
+
+
+def _first_line_longer_than(path: Path, size: int) -> int | None:
+    with open(path, "rb") as fh:
+        number = 0
+        while raw := fh.readline(size + 1):  # bounded: the file may have no line end at all
+            number += 1
+            if len(raw) > size:
+                return number
+    return None
+
+
 def _read_delimited(path: Path, names: list[str], delimiter: str) -> pa.Table:
+    _refuse_lone_cr(path, names, delimiter)
     bad_rows = []
 
     def on_invalid(row):
         bad_rows.append(row)
         return "skip"
 
-    try:
-        table = pacsv.read_csv(
-            path,
-            read_options=pacsv.ReadOptions(column_names=names, use_threads=True),
-            parse_options=pacsv.ParseOptions(
-                delimiter=delimiter,
-                quote_char=False,
-                escape_char=False,
-                newlines_in_values=False,
-                invalid_row_handler=on_invalid,
-            ),
-            convert_options=pacsv.ConvertOptions(
-                column_types={n: pa.string() for n in names}, strings_can_be_null=False
-            ),
-        )
-    except pa.ArrowInvalid as exc:
-        bad = _first_bad_utf8_line(path)
-        if bad is not None:
-            raise InputError(path, "not valid UTF-8; re-encode the file as UTF-8", line=bad) from exc
-        raise InputError(path, f"cannot be parsed: {exc}") from exc
+    for block_size in BLOCK_SIZES:
+        bad_rows.clear()
+        try:
+            table = pacsv.read_csv(
+                path,
+                read_options=pacsv.ReadOptions(column_names=names, use_threads=True, block_size=block_size),
+                parse_options=pacsv.ParseOptions(
+                    delimiter=delimiter,
+                    quote_char=False,
+                    escape_char=False,
+                    newlines_in_values=False,
+                    invalid_row_handler=on_invalid,
+                ),
+                convert_options=pacsv.ConvertOptions(
+                    column_types={n: pa.string() for n in names}, strings_can_be_null=False
+                ),
+            )
+            break
+        except pa.ArrowInvalid as exc:
+            # pyarrow's words for a record longer than a block
+            if "straddl" in str(exc) and block_size != BLOCK_SIZES[-1]:
+                continue
+            if "straddl" in str(exc):
+                raise InputError(path, f"a line longer than {block_size >> 20} MiB; is a line end missing?",
+                                 line=_first_line_longer_than(path, block_size)) from exc
+            bad = _first_bad_utf8_line(path)
+            if bad is not None:
+                raise InputError(path, "not valid UTF-8; re-encode the file as UTF-8", line=bad) from exc
+            raise InputError(path, f"cannot be parsed: {exc}") from exc
     if bad_rows:
         row = bad_rows[0]
         line = row.number
@@ -93,18 +170,47 @@ def _read_delimited(path: Path, names: list[str], delimiter: str) -> pa.Table:
     return table
 
 
+def _character(c: str) -> str:
+    name = unicodedata.name(c, "")
+    return f"U+{ord(c):04X}{' ' + name if name else ''}"
+
+
+def id_problem(value: str, what: str = "id") -> str | None:
+    """Why `value` cannot be an id (empty, or holding whitespace or a control character), or None."""
+    if not value:
+        return f"empty {what}"
+    for i, c in enumerate(value):
+        if any(lo <= ord(c) <= hi for lo, hi in ID_FORBIDDEN):
+            return (f"{what} {value!r} holds {_character(c)} (character {i + 1}); an id must be free of whitespace "
+                    "and control characters, which split or end the lines of TREC and TSV files")
+    return None
+
+
+def text_problem(value: str, what: str = "text") -> str | None:
+    """Why `value` cannot be a text (it holds a NUL, which ends a string in C readers), or None."""
+    if "\0" in value:
+        return f"{what} holds a NUL character (character {value.index(chr(0)) + 1}); remove it"
+    return None
+
+
+def _first(mask) -> int | None:
+    return pc.index(mask, True).as_py() if pc.any(mask).as_py() else None
+
+
 def _check_ids(path: Path, table: pa.Table, id_name: str) -> None:
     ids = table.column(id_name)
-    stripped = pc.utf8_trim_whitespace(ids)
-    empty = pc.equal(pc.utf8_length(stripped), 0)
-    if pc.any(empty).as_py():
-        index = pc.index(empty, True).as_py()
-        raise InputError(path, "empty id", line=_line_of_record(path, index), field=id_name)
-    padded = pc.not_equal(stripped, ids)
-    if pc.any(padded).as_py():
-        index = pc.index(padded, True).as_py()
-        raise InputError(path, "id has leading or trailing whitespace",
-                         line=_line_of_record(path, index), field=id_name)
+    index = _first(pc.or_(pc.equal(pc.binary_length(ids), 0), pc.match_substring_regex(ids, _ID_FORBIDDEN_RE2)))
+    if index is not None:
+        raise InputError(path, id_problem(ids[index].as_py(), id_name), line=_line_of_record(path, index),
+                         field=id_name)
+
+
+def _check_text(path: Path, table: pa.Table, text_name: str) -> None:
+    texts = table.column(text_name)
+    index = _first(pc.match_substring(texts, "\0"))
+    if index is not None:
+        raise InputError(path, text_problem(texts[index].as_py(), text_name), line=_line_of_record(path, index),
+                         field=text_name)
 
 
 def _first_duplicate(values: pa.ChunkedArray) -> int | None:
@@ -121,6 +227,7 @@ def read_id_text_tsv(path, id_name: str = "id", text_name: str = "text") -> pa.T
     _require_nonempty(path)
     table = _read_delimited(path, [id_name, text_name], "\t")
     _check_ids(path, table, id_name)
+    _check_text(path, table, text_name)
     dup = _first_duplicate(table.column(id_name))
     if dup is not None:
         value = table.column(id_name)[dup].as_py()
@@ -129,22 +236,28 @@ def read_id_text_tsv(path, id_name: str = "id", text_name: str = "text") -> pa.T
     return table
 
 
-def read_trec_qrels(path) -> pa.Table:
-    """Read TREC qrels (`qid iteration docid relevance`, space- or tab-separated)."""
+def read_trec_qrels(path, grades: tuple[int, ...] | None = None) -> pa.Table:
+    """Read TREC qrels (`qid iteration docid relevance`, space- or tab-separated). Relevance is an integer
+    (int32); with `grades`, one of them (e.g. the audit's 0-3)."""
     path = Path(path)
     _require_nonempty(path)
     first = next(raw for _, raw in _nonblank_line_numbers(path))
     delimiter = "\t" if b"\t" in first else " "
     table = _read_delimited(path, list(QRELS_COLUMNS), delimiter)
-    _check_ids(path, table, "query_id")
-    _check_ids(path, table, "passage_id")
+    for name in ("query_id", "iteration", "passage_id"):
+        _check_ids(path, table, name)
     relevance = table.column("relevance")
-    is_int = pc.match_substring_regex(relevance, r"^-?[0-9]+$")
-    if not pc.all(is_int).as_py():
-        index = pc.index(is_int, False).as_py()
-        raise InputError(path, f"relevance {relevance[index].as_py()!r} is not an integer",
+    index = _first(pc.invert(pc.match_substring_regex(relevance, r"^-?[0-9]{1,9}$")))
+    if index is not None:
+        raise InputError(path, f"relevance {relevance[index].as_py()!r} is not an integer of at most 9 digits",
                          line=_line_of_record(path, index), field="relevance")
-    table = table.set_column(3, "relevance", pc.cast(relevance, pa.int32()))
+    relevance = pc.cast(relevance, pa.int32())
+    if grades is not None:
+        index = _first(pc.invert(pc.is_in(relevance, value_set=pa.array(grades, pa.int32()))))
+        if index is not None:
+            raise InputError(path, f"relevance {relevance[index].as_py()} is not a grade; grades are "
+                             f"{', '.join(map(str, grades))}", line=_line_of_record(path, index), field="relevance")
+    table = table.set_column(3, "relevance", relevance)
     pairs = pc.binary_join_element_wise(table.column("query_id"), table.column("passage_id"), "\t")
     dup = _first_duplicate(pairs)
     if dup is not None:
