@@ -40,8 +40,12 @@ def test_reads_id_text_as_strings(tmp_path):
     (b"1\ta\n\n1 2\tb\n", 3, "id", "id '1 2' holds U+0020 SPACE (character 2)"),
     (b"1\ta\n1\xc2\xa02\tb\n", 2, "id", "U+00A0 NO-BREAK SPACE"),
     (b"1\ta\n12\x0b\tb\n", 2, "id", "U+000B (character 3)"),
-    (b"1\ta\n1\x002\tb\n", 2, "id", "U+0000 (character 2)"),
-    (b"1\ta\n2\tb\x00c\n", 2, "text", "NUL character (character 2)"),
+    (b"1\ta\n1\x7f\tb\n", 2, "id", "U+007F (character 2)"),
+    ("\u00e91\ta\n\u00e92\u2003\tb\n".encode(), 2, "id", "U+2003 EM SPACE (character 3)"),
+    (b"1\ta\n1\x002\tb\n", 2, "id", "a NUL byte (byte 2 of the line)"),
+    (b"1\ta\n2\tb\x00c\n", 2, "text", "a NUL byte (byte 4 of the line)"),
+    (b"1\ta\n2\tb\x00c\rd\n", 2, "text", "a NUL byte (byte 4 of the line)"),
+    (b"1\ta\n2\tb\rc\x00d\n", 2, "text", "a carriage return (byte 4 of the line)"),
     # a carriage return that is not a CRLF line end, which pyarrow takes for one (168 rows from 167 lines)
     (b"1\ta\n2\tb\rc\n3\td\n", 2, "text", "a carriage return (byte 4 of the line)"),
     (b"1\ta\r\n2\tb\rc\td\r\n", 2, "text", "a carriage return"),
@@ -63,17 +67,22 @@ def test_crlf_line_ends_and_a_bom_are_read(tmp_path):
     assert read_id_text_tsv(write(tmp_path, "crlf.tsv", b"\xef\xbb\xbf1\ta b\r\n\r\n2\tc\r\n")).equals(lf)
 
 
+def test_ids_beyond_ascii_are_ids(tmp_path):
+    path = write(tmp_path, "q.tsv", "caf\u00e9\ta\n\u6771\u4eac-1\tb \u00a0c\n".encode())
+    assert read_id_text_tsv(path).column("id").to_pylist() == ["caf\u00e9", "\u6771\u4eac-1"]
+
+
 @pytest.mark.parametrize("data, offset", [
     (b"1\ta\r\n2\tb\r\n", None),   # a CRLF across the chunk boundary
     (b"1\tab\r2\tb\n", 4),
     (b"1\ta\r\r\n2\tb\n", 3),
     (b"1\ta\n2\tb\r", 7),
 ])
-def test_lone_carriage_returns_are_found_across_scan_chunks(tmp_path, monkeypatch, data, offset):
-    path = write(tmp_path, "c.tsv", data)
+def test_lone_carriage_returns_are_found_across_scan_chunks(monkeypatch, data, offset):
     for chunk in (1, 2, 3, 4, 5, 1 << 20):
         monkeypatch.setattr(tsv, "_SCAN_CHUNK", chunk)
-        assert tsv._first_lone_cr(path) == offset, chunk
+        assert tsv._first_lone_cr(data, len(data)) == offset, chunk
+        assert tsv._lines_before(data, len(data)) == data.count(b"\n"), chunk
 
 
 def test_a_long_line_is_read_with_a_larger_block_and_refused_past_the_last(tmp_path, monkeypatch):
@@ -107,7 +116,7 @@ def test_qrels_errors(tmp_path):
 @pytest.mark.parametrize("data, line, field, words", [
     (b"1\t0\t7\t1\n1 x\t0\t8\t1\n", 2, "query_id", "query_id '1 x' holds U+0020 SPACE"),
     (b"1\t0\t7\t1\n1\t0 0\t8\t1\n", 2, "iteration", "iteration '0 0' holds U+0020 SPACE"),
-    (b"1\t0\t7\t1\n1\t0\t8\x00\t1\n", 2, "passage_id", "U+0000"),
+    (b"1\t0\t7\t1\n1\t0\t8\x00\t1\n", 2, "passage_id", "a NUL byte (byte 6 of the line)"),
     (b"1 0 7 1\n1 0 8\xe3\x80\x809 1\n", 2, "passage_id", "U+3000 IDEOGRAPHIC SPACE"),
     (b"1 0 7 1\n2 0 8 1\r3 0 9 1\n", 2, "relevance", "a carriage return (byte 8 of the line)"),
     (b"1 0 7 1\n\n1 0 8 12345678901\n", 3, "relevance", "'12345678901' is not an integer of at most 9 digits"),
