@@ -11,6 +11,7 @@ import yaml
 from snakemake.utils import update_config, validate
 
 from irdata.errors import InputError
+from irdata.grade_scale import GRADES
 from irdata.msmarco_inputs import (
     NO_ANSWER,
     answers_of_dev_queries,
@@ -218,3 +219,62 @@ def test_production_overlay_is_valid_and_keeps_no_demo_budget():
     assert doubting["train_sample"]["size"] is None or "train_sample" not in production
     demo = merged("config.yaml")["doubting"]
     assert demo["ids_refer_to"] == "collection" and "not MS MARCO" in demo["corpus_description"]
+
+
+def _append(path: Path, data: bytes) -> int:
+    """Append `data` to `path`; the line number of its first line."""
+    raw = path.read_bytes()
+    path.write_bytes(raw + data)
+    return raw.count(b"\n") + 1
+
+
+@pytest.mark.parametrize("key, data, field, words", [
+    ("collection", b"999999\tpassage with a NUL \x00 inside\n", "text", "a NUL byte (byte 27 of the line)"),
+    ("collection", b"999998 \tpadded id\n", "passage_id", "U+0020 SPACE"),
+    ("train_queries", b"77 1\twhat breaks a TREC run line\n", "query_id", "query_id '77 1' holds U+0020 SPACE"),
+    ("dev_queries", b"88\twhat is \x00\n", "text", "a NUL byte (byte 12 of the line)"),
+    ("dev_queries", b"89\ta lone\rcarriage return\n", "text", "a carriage return (byte 10 of the line)"),
+    ("train_qrels", "1185869\u00a0\t0\t7\t1\n".encode(), "query_id", "U+00A0 NO-BREAK SPACE"),
+    ("dev_qrels", b"1117329\t0\t10897\t1\r600793\t0\t1947\t1\n", "relevance", "a carriage return"),
+    ("heldout_queries", b"90\x1b\tan escape in an id\n", "query_id", "U+001B"),
+])
+def test_input_that_would_break_a_released_file_is_refused_and_nothing_is_written(tmp_path, key, data, field,
+                                                                                  words):
+    """Each input: its line, field and the character named, and none of the check's outputs written (the
+    heldout queries are read last)."""
+    inputs = demo_inputs(tmp_path)
+    if key == "heldout_queries":
+        target = tmp_path / "queries.test.tsv"
+        shutil.copyfile(DEMO / "queries.test.tsv", target)
+        inputs["heldout_queries"] = [DEMO / "queries.dev.small.tsv", target]
+    else:
+        target = inputs[key]
+    line = _append(target, data)
+    checked, store = checked_paths(tmp_path), tmp_path / "store.arrow"
+    with pytest.raises(InputError) as info:
+        validate_msmarco_inputs(**inputs, checked=checked, passage_store=store)
+    err = info.value
+    assert (err.path, err.line, err.field) == (str(target), line, field)
+    assert words in str(err) and f"{target}, line {line}, field {field!r}" in str(err)
+    assert not store.exists() and not any(p.exists() for p in checked.values())
+
+
+def test_demo_inputs_pass_the_check_unchanged(tmp_path):
+    report = validate_msmarco_inputs(**demo_inputs(tmp_path), checked=checked_paths(tmp_path),
+                                     passage_store=tmp_path / "store.arrow")
+    assert report["rows"]["collection"] == 1624 and report["rows"]["train_queries"] == 167
+    assert report["qrels_dropped"] == {"train": 0, "dev": 0}
+    audit = read_trec_qrels(DEMO / "audit.qrels.tsv", GRADES)
+    assert audit.num_rows == 118 and set(audit.column("relevance").to_pylist()) <= set(GRADES)
+
+
+@needs_shared
+def test_real_sample_files_pass_the_readers():
+    """Every MS MARCO-format file of the real sample reads (graded qrels as grades 0-3), at its row count."""
+    rows = {path.name: read_queries(path).num_rows for path in sorted(SHARED.glob("queries.*.tsv"))}
+    assert rows["queries.dev.small.tsv"] == 6_980 and rows["queries.dl19.tsv"] == 43
+    assert read_collection(SHARED / "collection.tsv").num_rows == 26_689
+    for path in sorted(SHARED.glob("qrels.*.txt")):
+        qrels = read_trec_qrels(path, GRADES if "graded" in path.name else None)
+        assert qrels.num_rows > 0
+    assert read_trec_qrels(SHARED / "qrels.dl19.graded.txt", GRADES).num_rows == 9_260

@@ -3,7 +3,9 @@
 import pyarrow as pa
 import pytest
 
+from irdata import tsv
 from irdata.errors import InputError
+from irdata.grade_scale import GRADES
 from irdata.msmarco_inputs import read_reference_answers
 from irdata.tsv import check_ids_known, read_id_text_tsv, read_trec_qrels
 
@@ -34,12 +36,61 @@ def test_reads_id_text_as_strings(tmp_path):
     (b"1\ta\n\n3\tc\n1\td\n", 4, "id", "duplicate id '1'"),
     (b"1\ta\n\tb\n", 2, "id", "empty id"),
     (b"1\ta\n 2\tb\n", 2, "id", "whitespace"),
+    # what would break a file written from the input: an id TREC or TSV lines would split
+    (b"1\ta\n\n1 2\tb\n", 3, "id", "id '1 2' holds U+0020 SPACE (character 2)"),
+    (b"1\ta\n1\xc2\xa02\tb\n", 2, "id", "U+00A0 NO-BREAK SPACE"),
+    (b"1\ta\n12\x0b\tb\n", 2, "id", "U+000B (character 3)"),
+    (b"1\ta\n1\x7f\tb\n", 2, "id", "U+007F (character 2)"),
+    ("\u00e91\ta\n\u00e92\u2003\tb\n".encode(), 2, "id", "U+2003 EM SPACE (character 3)"),
+    (b"1\ta\n1\x002\tb\n", 2, "id", "a NUL byte (byte 2 of the line)"),
+    (b"1\ta\n2\tb\x00c\n", 2, "text", "a NUL byte (byte 4 of the line)"),
+    (b"1\ta\n2\tb\x00c\rd\n", 2, "text", "a NUL byte (byte 4 of the line)"),
+    (b"1\ta\n2\tb\rc\x00d\n", 2, "text", "a carriage return (byte 4 of the line)"),
+    # a carriage return that is not a CRLF line end, which pyarrow takes for one (168 rows from 167 lines)
+    (b"1\ta\n2\tb\rc\n3\td\n", 2, "text", "a carriage return (byte 4 of the line)"),
+    (b"1\ta\r\n2\tb\rc\td\r\n", 2, "text", "a carriage return"),
+    (b"1\ta\r\n2\r\tb\r\n", 2, "id", "a carriage return (byte 2 of the line)"),
+    (b"1\ta\n2\tb\r", 2, "text", "does not end the line as CRLF"),
+    (b"1\ta\n2\tb\r\r\n", 2, "text", "a carriage return (byte 4 of the line)"),
 ])
 def test_malformed_lines_are_located(tmp_path, data, line, field, words):
     path = write(tmp_path, "q.tsv", data)
     err = error_of(read_id_text_tsv, path)
     assert err.path == str(path) and err.line == line and err.field == field
-    assert words in str(err) and f"line {line}" in str(err)
+    assert words in str(err) and f"{path}, line {line}" in str(err)
+    if field:
+        assert f"field {field!r}" in str(err)
+
+
+def test_crlf_line_ends_and_a_bom_are_read(tmp_path):
+    lf = read_id_text_tsv(write(tmp_path, "lf.tsv", b"1\ta b\n2\tc\n"))
+    assert read_id_text_tsv(write(tmp_path, "crlf.tsv", b"\xef\xbb\xbf1\ta b\r\n\r\n2\tc\r\n")).equals(lf)
+
+
+def test_ids_beyond_ascii_are_ids(tmp_path):
+    path = write(tmp_path, "q.tsv", "caf\u00e9\ta\n\u6771\u4eac-1\tb \u00a0c\n".encode())
+    assert read_id_text_tsv(path).column("id").to_pylist() == ["caf\u00e9", "\u6771\u4eac-1"]
+
+
+@pytest.mark.parametrize("data, offset", [
+    (b"1\ta\r\n2\tb\r\n", None),   # a CRLF across the chunk boundary
+    (b"1\tab\r2\tb\n", 4),
+    (b"1\ta\r\r\n2\tb\n", 3),
+    (b"1\ta\n2\tb\r", 7),
+])
+def test_lone_carriage_returns_are_found_across_scan_chunks(monkeypatch, data, offset):
+    for chunk in (1, 2, 3, 4, 5, 1 << 20):
+        monkeypatch.setattr(tsv, "_SCAN_CHUNK", chunk)
+        assert tsv._first_lone_cr(data, len(data)) == offset, chunk
+        assert tsv._lines_before(data, len(data)) == data.count(b"\n"), chunk
+
+
+def test_a_long_line_is_read_with_a_larger_block_and_refused_past_the_last(tmp_path, monkeypatch):
+    path = write(tmp_path, "c.tsv", b"1\ta\n2\t" + b"x" * 3_000_000 + b"\n3\tc\n")
+    assert read_id_text_tsv(path).column("text").to_pylist()[1] == "x" * 3_000_000
+    monkeypatch.setattr(tsv, "BLOCK_SIZES", (1 << 16, 1 << 20))
+    err = error_of(read_id_text_tsv, path)
+    assert (err.path, err.line, err.field) == (str(path), 2, None) and "a line longer than 1 MiB" in str(err)
 
 
 def test_empty_and_missing_files(tmp_path):
@@ -60,6 +111,34 @@ def test_qrels_errors(tmp_path):
     assert (err.line, err.field) == (2, "relevance")
     err = error_of(read_trec_qrels, write(tmp_path, "b", b"1 0 7 1\n2 0 8 1\n1 0 7 1\n"))
     assert err.line == 3 and "twice" in str(err)
+
+
+@pytest.mark.parametrize("data, line, field, words", [
+    (b"1\t0\t7\t1\n1 x\t0\t8\t1\n", 2, "query_id", "query_id '1 x' holds U+0020 SPACE"),
+    (b"1\t0\t7\t1\n1\t0 0\t8\t1\n", 2, "iteration", "iteration '0 0' holds U+0020 SPACE"),
+    (b"1\t0\t7\t1\n1\t0\t8\x00\t1\n", 2, "passage_id", "a NUL byte (byte 6 of the line)"),
+    (b"1 0 7 1\n1 0 8\xe3\x80\x809 1\n", 2, "passage_id", "U+3000 IDEOGRAPHIC SPACE"),
+    (b"1 0 7 1\n2 0 8 1\r3 0 9 1\n", 2, "relevance", "a carriage return (byte 8 of the line)"),
+    (b"1 0 7 1\n\n1 0 8 12345678901\n", 3, "relevance", "'12345678901' is not an integer of at most 9 digits"),
+])
+def test_qrels_that_would_break_a_trec_file_are_refused(tmp_path, data, line, field, words):
+    path = write(tmp_path, "q.qrels", data)
+    err = error_of(read_trec_qrels, path)
+    assert (err.path, err.line, err.field) == (str(path), line, field)
+    assert words in str(err) and f"{path}, line {line}, field {field!r}" in str(err)
+
+
+def test_graded_qrels_hold_grades_only(tmp_path):
+    """The audit's qrels hold human grades 0-3; train/dev qrels any integer relevance (MS MARCO's are 1,
+    TREC DL's 0-3: >= 1 is a positive)."""
+    path = write(tmp_path, "audit.qrels", b"1 0 7 3\n1 0 8 0\n\n2 0 9 4\n2 0 10 -1\n")
+    assert read_trec_qrels(path).column("relevance").to_pylist() == [3, 0, 4, -1]
+    err = error_of(read_trec_qrels, path, GRADES)
+    assert (err.path, err.line, err.field) == (str(path), 4, "relevance")
+    assert f"{path}, line 4, field 'relevance': relevance 4 is not a grade; grades are 0, 1, 2, 3" == str(err)
+    from irdata.annotate.audit import audit_pairs
+    err = error_of(audit_pairs, path, None, None, None, 0, "error")
+    assert (err.path, err.line, err.field) == (str(path), 4, "relevance")
 
 
 def test_id_not_in_collection(tmp_path):

@@ -216,6 +216,7 @@ def validate_msmarco_inputs(collection, train_queries, train_qrels, dev_queries,
     passages = read_collection(collection)
     pids = passages.column("passage_id")
     report = {"files": {}, "rows": {"collection": passages.num_rows}, "qrels_dropped": {}}
+    checked_qrels = {}
     for name, queries_path, qrels_path in (("train", train_queries, train_qrels),
                                            ("dev", dev_queries, dev_qrels)):
         queries = read_queries(queries_path)
@@ -224,19 +225,21 @@ def validate_msmarco_inputs(collection, train_queries, train_qrels, dev_queries,
         report["rows"][f"{name}_queries"] = queries.num_rows
         report["rows"][f"{name}_qrels"] = qrels.num_rows
         report["qrels_dropped"][name] = dropped
-        if checked:
-            write_qrels(qrels, checked[f"{name}_qrels"])
+        checked_qrels[name] = qrels
         if name == "dev":
             dev_ids = queries.column("query_id").to_pylist()
     answers, counts = answers_of_dev_queries(dev_answers, dev_queries, dev_ids)
     report["rows"].update(counts)
-    if checked:
-        write_jsonl_atomic(checked["dev_answers"], ({"query_id": q, "answers": a} for q, a in answers.items()))
     for path in heldout_queries:
         report["rows"][f"heldout:{path}"] = read_queries(path).num_rows
     for path in input_paths(collection, train_queries, train_qrels, dev_queries, dev_qrels, dev_answers,
                             heldout_queries):
         report["files"][path] = {"sha256": sha256_file(path), "bytes": Path(path).stat().st_size}
+    # only once every input passed: a refused one leaves none of the files later stages read
+    if checked:
+        for name, qrels in checked_qrels.items():
+            write_qrels(qrels, checked[f"{name}_qrels"])
+        write_jsonl_atomic(checked["dev_answers"], ({"query_id": q, "answers": a} for q, a in answers.items()))
     if passage_store is not None:
         write_passage_store(passages.rename_columns(["id", "text"]), passage_store)
     return report

@@ -1,13 +1,20 @@
 """Readers for the MS MARCO file formats, validated before any expensive stage runs.
 
 The fast path is pyarrow's CSV reader (columnar, multi-threaded); when it rejects a file, a slow
-scan finds the exact line so that the error names the file, the line and the field.
+scan finds the exact line so that the error names the file, the line and the field. What would break
+a file written from the input is refused here too: an id holding whitespace or a control character
+(a TREC line is split on any whitespace, a TSV line on tabs), a NUL byte (the end of a string to C
+readers), and a carriage return that is not part of a CRLF line end (pyarrow ends a record there, so
+it would split one in two, and the line numbers of every later error would be wrong).
 """
 
 from __future__ import annotations
 
+import mmap
+import unicodedata
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
@@ -15,6 +22,16 @@ import pyarrow.csv as pacsv
 from .errors import InputError
 
 QRELS_COLUMNS = ("query_id", "iteration", "passage_id", "relevance")
+
+# What an id may not hold: the C0 and C1 controls (NUL, TAB, LF, CR, ...), space, DEL and Unicode's
+# other space separators, a superset of what Python's str.split() (evaluate.py, ir_measures) splits on.
+ID_FORBIDDEN = ((0x00, 0x20), (0x7F, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A), (0x2028, 0x2029),
+                (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000))
+_ID_FORBIDDEN_RE2 = "[" + "".join(f"\\x{{{lo:x}}}-\\x{{{hi:x}}}" for lo, hi in ID_FORBIDDEN) + "]"
+# pyarrow's default block size first; a record must fit in a block, so a longer line is read again
+# with a larger one, up to the last (a longer line is refused: it is more likely a lost line end).
+BLOCK_SIZES = (1 << 20, 16 << 20, 256 << 20)
+_SCAN_CHUNK = 16 << 20
 
 
 def _nonblank_line_numbers(path: Path):
@@ -48,33 +65,92 @@ def _require_nonempty(path: Path) -> None:
         raise InputError(path, "file is empty; expected at least one record")
 
 
+def _first_lone_cr(buffer, end: int) -> int | None:
+    """Offset of the first carriage return before `end` not followed by a line feed, or None."""
+    data = np.frombuffer(buffer, np.uint8)
+    for lo in range(0, end, _SCAN_CHUNK):
+        cr = lo + np.flatnonzero(data[lo:min(lo + _SCAN_CHUNK, end)] == 13)
+        after = cr + 1
+        lone = cr[(after >= len(data)) | (data[np.minimum(after, len(data) - 1)] != 10)]
+        if len(lone):
+            return int(lone[0])
+    return None
+
+
+def _lines_before(buffer, offset: int) -> int:
+    data = np.frombuffer(buffer, np.uint8)
+    return sum(int(np.count_nonzero(data[lo:min(lo + _SCAN_CHUNK, offset)] == 10))
+               for lo in range(0, offset, _SCAN_CHUNK))
+
+
+def _refuse_bad_bytes(path: Path, names: list[str], delimiter: str) -> None:
+    """A NUL, or a carriage return not part of a CRLF line end, is an InputError naming its line and field.
+
+    memchr over the mapped file (mmap.find); the vector scan for lone CRs only where it holds a CR."""
+    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+        nul = mm.find(b"\0")
+        end = nul if nul >= 0 else len(mm)
+        bad = _first_lone_cr(mm, end) if mm.find(b"\r", 0, end) >= 0 else None
+        if bad is None and nul < 0:
+            return
+        bad = nul if bad is None else bad
+        line = 1 + _lines_before(mm, bad)
+        before, what = mm[mm.rfind(b"\n", 0, bad) + 1:bad], mm[bad:bad + 1]
+    field = names[min(before.count(delimiter.encode()), len(names) - 1)]
+    where = f"(byte {len(before) + 1} of the line)"
+    problem = (f"a NUL byte {where}; remove it" if what == b"\0" else
+               f"a carriage return {where} that does not end the line as CRLF: it would split the record in two; "
+               "remove it or end every line with LF or CRLF")
+    raise InputError(path, problem, line=line, field=field)
+
+
+def _first_line_longer_than(path: Path, size: int) -> int | None:
+    with open(path, "rb") as fh:
+        number = 0
+        while raw := fh.readline(size + 1):  # bounded: the file may have no line end at all
+            number += 1
+            if len(raw) > size:
+                return number
+    return None
+
+
 def _read_delimited(path: Path, names: list[str], delimiter: str) -> pa.Table:
+    _refuse_bad_bytes(path, names, delimiter)
     bad_rows = []
 
     def on_invalid(row):
         bad_rows.append(row)
         return "skip"
 
-    try:
-        table = pacsv.read_csv(
-            path,
-            read_options=pacsv.ReadOptions(column_names=names, use_threads=True),
-            parse_options=pacsv.ParseOptions(
-                delimiter=delimiter,
-                quote_char=False,
-                escape_char=False,
-                newlines_in_values=False,
-                invalid_row_handler=on_invalid,
-            ),
-            convert_options=pacsv.ConvertOptions(
-                column_types={n: pa.string() for n in names}, strings_can_be_null=False
-            ),
-        )
-    except pa.ArrowInvalid as exc:
-        bad = _first_bad_utf8_line(path)
-        if bad is not None:
-            raise InputError(path, "not valid UTF-8; re-encode the file as UTF-8", line=bad) from exc
-        raise InputError(path, f"cannot be parsed: {exc}") from exc
+    for block_size in BLOCK_SIZES:
+        bad_rows.clear()
+        try:
+            table = pacsv.read_csv(
+                path,
+                read_options=pacsv.ReadOptions(column_names=names, use_threads=True, block_size=block_size),
+                parse_options=pacsv.ParseOptions(
+                    delimiter=delimiter,
+                    quote_char=False,
+                    escape_char=False,
+                    newlines_in_values=False,
+                    invalid_row_handler=on_invalid,
+                ),
+                convert_options=pacsv.ConvertOptions(
+                    column_types={n: pa.string() for n in names}, strings_can_be_null=False
+                ),
+            )
+            break
+        except pa.ArrowInvalid as exc:
+            # pyarrow's words for a record longer than a block
+            if "straddl" in str(exc) and block_size != BLOCK_SIZES[-1]:
+                continue
+            if "straddl" in str(exc):
+                raise InputError(path, f"a line longer than {block_size >> 20} MiB; is a line end missing?",
+                                 line=_first_line_longer_than(path, block_size)) from exc
+            bad = _first_bad_utf8_line(path)
+            if bad is not None:
+                raise InputError(path, "not valid UTF-8; re-encode the file as UTF-8", line=bad) from exc
+            raise InputError(path, f"cannot be parsed: {exc}") from exc
     if bad_rows:
         row = bad_rows[0]
         line = row.number
@@ -93,18 +169,54 @@ def _read_delimited(path: Path, names: list[str], delimiter: str) -> pa.Table:
     return table
 
 
+def _character(c: str) -> str:
+    name = unicodedata.name(c, "")
+    return f"U+{ord(c):04X}{' ' + name if name else ''}"
+
+
+def id_problem(value: str, what: str = "id") -> str | None:
+    """Why `value` cannot be an id (empty, or holding whitespace or a control character), or None."""
+    if not value:
+        return f"empty {what}"
+    for i, c in enumerate(value):
+        if any(lo <= ord(c) <= hi for lo, hi in ID_FORBIDDEN):
+            return (f"{what} {value!r} holds {_character(c)} (character {i + 1}); an id must be free of whitespace "
+                    "and control characters, which split or end the lines of TREC and TSV files")
+    return None
+
+
+def text_problem(value: str, what: str = "text") -> str | None:
+    """Why `value` cannot be a text (it holds a NUL, which ends a string in C readers), or None."""
+    if "\0" in value:
+        return f"{what} holds a NUL character (character {value.index(chr(0)) + 1}); remove it"
+    return None
+
+
+def _first(mask) -> int | None:
+    return pc.index(mask, True).as_py() if pc.any(mask).as_py() else None
+
+
+def _printable_ascii_only(values: pa.ChunkedArray) -> bool:
+    """Every byte of every value (pa.string) is printable ASCII but space, so no id character is forbidden:
+    the common case, checked on the data buffers at memory speed (the regex costs 20 times more)."""
+    for chunk in values.chunks:
+        if len(chunk):
+            offsets = np.frombuffer(chunk.buffers()[1], np.int32)[chunk.offset:chunk.offset + len(chunk) + 1]
+            data = np.frombuffer(chunk.buffers()[2], np.uint8)[offsets[0]:offsets[-1]]
+            if ((data < 0x21) | (data > 0x7E)).any():
+                return False
+    return True
+
+
 def _check_ids(path: Path, table: pa.Table, id_name: str) -> None:
     ids = table.column(id_name)
-    stripped = pc.utf8_trim_whitespace(ids)
-    empty = pc.equal(pc.utf8_length(stripped), 0)
-    if pc.any(empty).as_py():
-        index = pc.index(empty, True).as_py()
-        raise InputError(path, "empty id", line=_line_of_record(path, index), field=id_name)
-    padded = pc.not_equal(stripped, ids)
-    if pc.any(padded).as_py():
-        index = pc.index(padded, True).as_py()
-        raise InputError(path, "id has leading or trailing whitespace",
-                         line=_line_of_record(path, index), field=id_name)
+    bad = pc.equal(pc.binary_length(ids), 0)
+    if not _printable_ascii_only(ids):
+        bad = pc.or_(bad, pc.match_substring_regex(ids, _ID_FORBIDDEN_RE2))
+    index = _first(bad)
+    if index is not None:
+        raise InputError(path, id_problem(ids[index].as_py(), id_name), line=_line_of_record(path, index),
+                         field=id_name)
 
 
 def _first_duplicate(values: pa.ChunkedArray) -> int | None:
@@ -129,22 +241,28 @@ def read_id_text_tsv(path, id_name: str = "id", text_name: str = "text") -> pa.T
     return table
 
 
-def read_trec_qrels(path) -> pa.Table:
-    """Read TREC qrels (`qid iteration docid relevance`, space- or tab-separated)."""
+def read_trec_qrels(path, grades: tuple[int, ...] | None = None) -> pa.Table:
+    """Read TREC qrels (`qid iteration docid relevance`, space- or tab-separated). Relevance is an integer
+    (int32); with `grades`, one of them (e.g. the audit's 0-3)."""
     path = Path(path)
     _require_nonempty(path)
     first = next(raw for _, raw in _nonblank_line_numbers(path))
     delimiter = "\t" if b"\t" in first else " "
     table = _read_delimited(path, list(QRELS_COLUMNS), delimiter)
-    _check_ids(path, table, "query_id")
-    _check_ids(path, table, "passage_id")
+    for name in ("query_id", "iteration", "passage_id"):
+        _check_ids(path, table, name)
     relevance = table.column("relevance")
-    is_int = pc.match_substring_regex(relevance, r"^-?[0-9]+$")
-    if not pc.all(is_int).as_py():
-        index = pc.index(is_int, False).as_py()
-        raise InputError(path, f"relevance {relevance[index].as_py()!r} is not an integer",
+    index = _first(pc.invert(pc.match_substring_regex(relevance, r"^-?[0-9]{1,9}$")))
+    if index is not None:
+        raise InputError(path, f"relevance {relevance[index].as_py()!r} is not an integer of at most 9 digits",
                          line=_line_of_record(path, index), field="relevance")
-    table = table.set_column(3, "relevance", pc.cast(relevance, pa.int32()))
+    relevance = pc.cast(relevance, pa.int32())
+    if grades is not None:
+        index = _first(pc.invert(pc.is_in(relevance, value_set=pa.array(grades, pa.int32()))))
+        if index is not None:
+            raise InputError(path, f"relevance {relevance[index].as_py()} is not a grade; grades are "
+                             f"{', '.join(map(str, grades))}", line=_line_of_record(path, index), field="relevance")
+    table = table.set_column(3, "relevance", relevance)
     pairs = pc.binary_join_element_wise(table.column("query_id"), table.column("passage_id"), "\t")
     dup = _first_duplicate(pairs)
     if dup is not None:

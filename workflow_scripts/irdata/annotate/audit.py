@@ -45,11 +45,7 @@ STAGE = Stage(
 def audit_pairs(qrels_path, queries: TextStore, passages, per_grade: int | None, seed: int,
                 missing_passages: str) -> tuple[pd.DataFrame, dict]:
     """The judged pairs to grade (query_id, passage_id, human), and what was dropped."""
-    qrels = read_trec_qrels(qrels_path).to_pandas()
-    bad = qrels[~qrels["relevance"].isin(GRADES)]
-    if len(bad):
-        raise InputError(qrels_path, f"relevance {bad['relevance'].iloc[0]} of query {bad['query_id'].iloc[0]!r}: "
-                         "audit grades are 0-3", field="relevance")
+    qrels = read_trec_qrels(qrels_path, grades=GRADES).to_pandas()
     unknown = qrels[~qrels["query_id"].map(lambda q: q in queries)]
     if len(unknown):
         raise InputError(qrels_path, f"query {unknown['query_id'].iloc[0]!r} is not in the audit queries "

@@ -10,30 +10,37 @@ The core works on one shape of records:
 `{paper_id, title, abstract, url, ...}`, reviews `{note_id, note_id_is_synthetic, paper_id, kind,
 summary_first_paragraph, ...}`): scheme "openreview", id = forum id, url the forum page, no
 Semantic Scholar id; a review's summary is its `summary_first_paragraph`.
+
+An id (scheme, id, note_id, paper) holding whitespace or a control character, or a text holding a NUL,
+is an InputError (irdata.tsv.id_problem, text_problem): the collection TSV and the id lists hold them.
 """
 
 from __future__ import annotations
 
 from ..errors import InputError
 from ..json_files import iter_jsonl
-from ..tsv import read_id_text_tsv
+from ..tsv import id_problem, read_id_text_tsv, text_problem
 
 FORMATS = ("44b", "openreview-iclr")
 KINDS = ("official_review", "meta_review")
 OPENREVIEW_FORUM = "https://openreview.net/forum?id={id}"
 
 
-def _text(record, field, path, line, required=True):
+def _text(record, field, path, line, required=True, is_id=False):
     value = record.get(field)
     if value is None and not required:
         return None
     if value is None or not isinstance(value, str):
         raise InputError(path, f"expected a string, got {value!r}", line=line, field=field)
+    problem = id_problem(value, field) if is_id else text_problem(value, field)
+    if problem:
+        raise InputError(path, problem, line=line, field=field)
     return value
 
 
 def _paper_44b(record, path, line):
-    paper = {field: _text(record, field, path, line) for field in ("scheme", "id", "url", "title")}
+    paper = {field: _text(record, field, path, line, is_id=field in ("scheme", "id"))
+             for field in ("scheme", "id", "url", "title")}
     paper["abstract"] = _text(record, "abstract", path, line, required=False) or ""
     s2 = record.get("s2_id")
     paper["s2_id"] = None if s2 in (None, "") else str(s2)
@@ -41,7 +48,7 @@ def _paper_44b(record, path, line):
 
 
 def _paper_openreview(record, path, line):
-    forum = _text(record, "paper_id", path, line)
+    forum = _text(record, "paper_id", path, line, is_id=True)
     return {
         "scheme": "openreview",
         "id": forum,
@@ -53,14 +60,15 @@ def _paper_openreview(record, path, line):
 
 
 def _review_44b(record, path, line):
-    review = {field: _text(record, field, path, line) for field in ("note_id", "note_url", "kind", "paper")}
+    review = {field: _text(record, field, path, line, is_id=field in ("note_id", "paper"))
+              for field in ("note_id", "note_url", "kind", "paper")}
     review["summary"] = _text(record, "summary", path, line, required=False) or ""
     return review
 
 
 def _review_openreview(record, path, line):
-    note = _text(record, "note_id", path, line)
-    forum = _text(record, "paper_id", path, line)
+    note = _text(record, "note_id", path, line, is_id=True)
+    forum = _text(record, "paper_id", path, line, is_id=True)
     url = OPENREVIEW_FORUM.format(id=forum)
     if not record.get("note_id_is_synthetic"):
         url += f"&noteId={note}"  # a synthetic note id (ICLR 2017) has no page of its own
@@ -88,10 +96,8 @@ def load_papers(path, fmt: str = "44b") -> list[dict]:
     papers, seen = [], {}
     for line, record in iter_jsonl(path):
         paper = _PAPERS[fmt](record, path, line)
-        if ":" in paper["scheme"] or not paper["scheme"] or not paper["id"]:
-            raise InputError(
-                path, "scheme and id must be non-empty and the scheme free of ':'", line=line, field="scheme"
-            )
+        if ":" in paper["scheme"]:
+            raise InputError(path, "the scheme must be free of ':'", line=line, field="scheme")
         key = f"{paper['scheme']}:{paper['id']}"
         if key in seen:
             raise InputError(path, f"paper {key} repeats the one on line {seen[key]}", line=line, field="id")
