@@ -1,8 +1,12 @@
 # Builds the Doubting MS MARCO and 44b Eval releases. Only wiring here: rules in rules/,
 # logic in workflow_scripts/irdata/. See README.md.
 import os
+import sys
 
 from snakemake.utils import min_version, validate
+
+sys.path.insert(0, os.path.join(workflow.basedir, "workflow_scripts"))
+from irdata.config_check import ConfigError, check_config, files_by_precedence
 
 min_version("9.0")
 
@@ -11,6 +15,16 @@ min_version("9.0")
 configfile: os.path.join(workflow.basedir, "config.yaml")
 
 
+# a mistake in a few lines (file, key, what is expected); then Snakemake's validate fills in the defaults
+try:
+    check_config(
+        config,
+        os.path.join(workflow.basedir, "schemas"),
+        files_by_precedence(workflow.configfiles, workflow.overwrite_configfiles),
+        workflow.config_settings.config,
+    )
+except ConfigError as error:
+    raise WorkflowError(str(error)) from None
 validate(config, "schemas/config.schema.yaml")
 
 

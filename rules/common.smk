@@ -7,14 +7,14 @@ sys.path.insert(0, str(Path(workflow.basedir) / "workflow_scripts"))
 
 from irdata.logs import TRACEBACK_ENV as _TRACEBACK_ENV
 from irdata.annotate.common import retry_generation as _retry_generation
+from irdata.config_check import CONFIG_SECTIONS
 from irdata.provenance import code_hash as _code_hash
 from irdata.shard_files import shard_file as _shard_file, shard_files as _shard_files
 from irdata.stages import StageWiring
 from irdata.workdir import WORK, resolve_config_inputs, workflow_file as _workflow_file
 
-# Config sections, each validated against schemas/<section>.schema.yaml (defaults filled in).
-CONFIG_SECTIONS = ["doubting", "annotation", "llm", "retrieval", "eval44b"]
-
+# Config sections, each validated against schemas/<section>.schema.yaml (defaults filled in; a mistake was
+# reported in a few lines by the Snakefile's check_config already).
 for _section in CONFIG_SECTIONS:
     try:
         validate(config[_section], f"../schemas/{_section}.schema.yaml")

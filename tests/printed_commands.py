@@ -111,11 +111,21 @@ def scripts_checked(command: str, root: Path) -> list[str]:
             if word.endswith((".sh", ".sbatch")) and (root / word).is_file()]
 
 
+# a fresh login shell's PATH: the system's folders only (what a user has before the README's activate line)
+SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+def activated_env() -> dict:
+    """The environment of a fresh shell after the README's `source .venv/bin/activate`: the system's folders
+    and .venv/bin, nothing else the test runner has on PATH."""
+    venv_bin = Path(sys.executable).parent
+    return dict(os.environ, PATH=f"{venv_bin}{os.pathsep}{SYSTEM_PATH}", VIRTUAL_ENV=str(venv_bin.parent),
+                HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+
+
 def run_shell(command: str, cwd: Path, timeout: int = 600) -> subprocess.CompletedProcess:
-    """Run a command line in bash as a user of the repository's .venv would: .venv/bin first on PATH."""
-    venv_bin = str(Path(sys.executable).parent)
-    env = dict(os.environ, PATH=venv_bin + os.pathsep + os.environ.get("PATH", ""), HF_HUB_OFFLINE="1",
-               TRANSFORMERS_OFFLINE="1")
+    """Run a command line in bash as a user would after the README's activate line (`activated_env`)."""
+    env = activated_env()
     proc = subprocess.run(["bash", "-o", "pipefail", "-c", command], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=timeout)
     if proc.returncode != 0:

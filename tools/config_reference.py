@@ -17,8 +17,10 @@ START, END = "<!-- config-reference:start -->", "<!-- config-reference:end -->"
 
 
 def sections() -> list[str]:
-    text = (ROOT / "rules" / "common.smk").read_text()
-    return yaml.safe_load(re.search(r"CONFIG_SECTIONS = (\[.*?\])", text).group(1))
+    sys.path.insert(0, str(ROOT / "workflow_scripts"))
+    from irdata.config_check import CONFIG_SECTIONS
+
+    return list(CONFIG_SECTIONS)
 
 
 def _type(schema: dict) -> str:

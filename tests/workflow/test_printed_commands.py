@@ -8,7 +8,9 @@ a new command gets its line.
 from __future__ import annotations
 
 import http.server
+import os
 import shlex
+import subprocess
 import threading
 from pathlib import Path
 
@@ -19,6 +21,8 @@ from test_production_config import production_inputs
 
 from printed_commands import (
     SHELL_LANGUAGES,
+    SYSTEM_PATH,
+    activated_env,
     block_commands,
     code_blocks,
     dry,
@@ -226,3 +230,19 @@ def test_printed_command_runs(copy, command):
         servers = yaml.safe_load((copy / "llm_servers.yaml").read_text())["llm"]
         assert servers["model"] == "Qwen2.5-72B-Instruct" and len(servers["base_urls"]) == 4, servers
 
+
+
+def test_the_readme_says_to_activate_the_environment_and_that_makes_the_printed_programs_the_workflows():
+    readme = (REPO / "README.md").read_text()
+    activate = "source .venv/bin/activate"
+    # said once, before the first bare command the README prints
+    first_bare = min(readme.index(f"`{word}") for word in ("snakemake ", "python "))
+    assert activate in readme[:first_bare]
+    venv = Path(activated_env()["VIRTUAL_ENV"])
+    proc = subprocess.run(["bash", "-c", f"source {venv}/bin/activate && command -v snakemake python && "
+                           "python -c 'import datasets, pyarrow, snakemake'"],
+                          env={"PATH": SYSTEM_PATH, "HOME": os.environ.get("HOME", "/root")},
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    found = [Path(p).parent.resolve() for p in proc.stdout.split()]
+    assert found == [(venv / "bin").resolve()] * 2

@@ -66,3 +66,18 @@ def test_the_production_overlay_in_a_demo_checkout_plans_the_input_check_again(w
         assert proc.returncode != 0, out[-3000:]
         assert "MissingInputException in rule validate_msmarco_inputs" in out, out[-3000:]
         assert "data/msmarco/collection.tsv" in out and "data/msmarco/queries.train.tsv" in out
+
+
+@pytest.mark.parametrize("overlay, line", [
+    ("doubting:\n  shard: 3\n", "doubting.shard: unknown key; did you mean `shards`? (in mine.yaml)"),
+    ("shardz: 1\n", "shardz: unknown key; the keys here are: accept_llm_failures,"),
+    ("doubting:\n  shards: {train: x}\n", "doubting.shards.train: 'x' is not of type 'integer' (in mine.yaml)"),
+])
+def test_a_config_mistake_is_a_few_lines_naming_file_key_and_a_close_match(workflow, overlay, line):
+    (workflow.root / "mine.yaml").write_text(overlay)
+    proc = workflow.snakemake("-n", "--configfile", "config.yaml", "mine.yaml", check=False, timeout=300)
+    out = proc.stdout + proc.stderr
+    print(out)
+    assert proc.returncode != 0
+    assert line in out
+    assert len(out.splitlines()) <= 6 and "Traceback" not in out and "$schema" not in out

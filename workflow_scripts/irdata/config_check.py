@@ -1,0 +1,127 @@
+"""A config mistake in a few lines: which file set the key, its path, what was expected, a close match.
+
+Snakemake's own `validate` prints the whole schema of the section and the whole config (hundreds of lines for
+an unknown key). The workflow checks the config against the same schemas first, without filling defaults,
+and turns the first error of each key into one line; only a config that passes reaches `validate`, which
+then fills the defaults.
+"""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+import yaml
+
+# the config's sections, each with its own schema file (schemas/<section>.schema.yaml)
+CONFIG_SECTIONS = ("doubting", "annotation", "llm", "retrieval", "eval44b")
+
+
+class ConfigError(ValueError):
+    """A config that does not match its schema: the message is the whole report."""
+
+
+def _schema(schema_dir: Path, name: str) -> dict:
+    with open(schema_dir / f"{name}.schema.yaml", encoding="utf-8") as fh:
+        return yaml.safe_load(fh)
+
+
+def _key_path(parts) -> str:
+    return ".".join(str(p) if not isinstance(p, int) else f"[{p}]" for p in parts).replace(".[", "[")
+
+
+def _has_path(data, parts) -> bool:
+    for part in parts:
+        if isinstance(data, dict) and part in data:
+            data = data[part]
+        elif isinstance(data, list) and isinstance(part, int) and part < len(data):
+            data = data[part]
+        else:
+            return False
+    return True
+
+
+def source_of(parts, config_files, overrides) -> str:
+    """Where the value at `parts` was given: `--config`, or the last config file that sets it."""
+    if overrides and _has_path(overrides, parts):
+        return "--config"
+    for path in reversed(list(config_files)):
+        try:
+            with open(path, encoding="utf-8") as fh:
+                data = yaml.safe_load(fh)
+        except (OSError, yaml.YAMLError):
+            continue
+        if _has_path(data, parts):
+            return _shown(path)
+    return "the config"
+
+
+def _shown(path) -> str:
+    """A config file as the user named it: relative to the working folder when it is inside."""
+    path = Path(path).absolute()
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def _describe(error) -> tuple[list, str]:
+    """(key path, problem) of one jsonschema error, in a line."""
+    parts = list(error.absolute_path)
+    if error.validator == "additionalProperties":
+        allowed = sorted(error.schema.get("properties", {}))
+        unknown = sorted(set(error.instance) - set(allowed))
+        key = unknown[0]
+        close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
+        hint = f"did you mean `{close[0]}`?" if close else f"the keys here are: {', '.join(allowed)}"
+        return [*parts, key], f"unknown key; {hint}"
+    if error.validator == "required":
+        return parts, error.message.replace("is a required property", "is required here")
+    if error.validator == "enum":
+        return parts, f"{error.instance!r} is not one of {', '.join(map(repr, error.validator_value))}"
+    if error.validator in ("oneOf", "anyOf") and error.context:
+        best = min(error.context, key=lambda e: len(e.absolute_path))
+        return parts, best.message
+    return parts, error.message
+
+
+def config_errors(config: dict, schema_dir) -> list[tuple[list, str]]:
+    """(key path, problem) of each key that does not match its schema: the top level's, or, when it is right,
+    each section's. Empty when the config is valid."""
+    from jsonschema import Draft202012Validator
+
+    schema_dir = Path(schema_dir)
+    checks = [((), _schema(schema_dir, "config"), config)]
+    checks += [((s,), _schema(schema_dir, s), config[s]) for s in CONFIG_SECTIONS if isinstance(config.get(s), dict)]
+    found = []
+    for prefix, schema, data in checks:
+        validator = Draft202012Validator(schema)
+        for error in sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path]):
+            parts, problem = _describe(error)
+            found.append(([*prefix, *parts], problem))
+        if found:  # a section's own errors come only after the top level is right
+            break
+    return found
+
+
+def files_by_precedence(loaded, command_line) -> list:
+    """Snakemake's config files, the one that wins last: the Snakefile's `configfile:` first, then each
+    `--configfile` in the order given (Snakemake lists the command line's first)."""
+    command_line = list(command_line)
+    return [f for f in loaded if f not in command_line] + command_line
+
+
+def check_config(config: dict, schema_dir, config_files=(), overrides=None) -> None:
+    """Raise ConfigError naming, for each mistake, the file (`config_files` in precedence order, or `--config`
+    for `overrides`) that set it, the key path and the problem; nothing when the config matches the schemas."""
+    overrides = dict(overrides or {})
+    found = config_errors(config, schema_dir)
+    if not found:
+        return
+    lines = []
+    for parts, problem in found:
+        where = source_of(parts, config_files, overrides)
+        lines.append(f"  {_key_path(parts) or '(top level)'}: {problem} (in {where})")
+    noun = "mistake" if len(lines) == 1 else "mistakes"
+    raise ConfigError(f"Config {noun} (schemas/ say what each key takes; README 'Config reference'):\n"
+                      + "\n".join(lines))
