@@ -22,8 +22,9 @@ class ConfigError(ValueError):
 
 
 def _schema(schema_dir: Path, name: str) -> dict:
+    # libyaml's loader where PyYAML has it: the schemas are read on every planning
     with open(schema_dir / f"{name}.schema.yaml", encoding="utf-8") as fh:
-        return yaml.safe_load(fh)
+        return yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 def _key_path(parts) -> str:

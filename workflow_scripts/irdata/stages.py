@@ -37,6 +37,11 @@ class StageWiring:
         self._prompts = lru_cache(maxsize=None)(self._prompts_of)
         self._code = lru_cache(maxsize=None)(self._code_of)
         self._inputs = lru_cache(maxsize=None)(self._inputs_of)
+        # the files do not change while Snakemake plans: a code hash and a prompt's path are computed once per
+        # (script, prompts), not once per job (bench/bench_dag.py)
+        self._code_hash = lru_cache(maxsize=None)(
+            lambda script, prompts: code_hash(script, self.basedir, prompts=list(prompts)))
+        self._workflow_file = lru_cache(maxsize=None)(lambda path: workflow_file(path, self.basedir))
 
     def _settings_of(self, name: str, wildcards: str) -> dict:
         return self.stages[name].settings(self.config, **json.loads(wildcards))
@@ -45,11 +50,10 @@ class StageWiring:
         return tuple(sorted(self.stages[name].prompts(self.config, **json.loads(wildcards)).items()))
 
     def _inputs_of(self, name: str, wildcards: str) -> dict[str, str]:
-        return {f"prompt_{key}": workflow_file(path, self.basedir) for key, path in self._prompts(name, wildcards)}
+        return {f"prompt_{key}": self._workflow_file(path) for key, path in self._prompts(name, wildcards)}
 
     def _code_of(self, name: str, wildcards: str) -> str:
-        return code_hash(self.stages[name].script, self.basedir,
-                         prompts=[path for _, path in self._prompts(name, wildcards)])
+        return self._code_hash(self.stages[name].script, tuple(path for _, path in self._prompts(name, wildcards)))
 
     @staticmethod
     def _key(wildcards) -> str:
