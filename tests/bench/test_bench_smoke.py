@@ -15,6 +15,7 @@ REPO = Path(__file__).resolve().parents[2]
 SMOKE = {
     "bench_agent_job.py": ["--sizes", "1000", "--shard-queries", "2", "--searches", "1"],
     "bench_assemble.py": ["--train-queries", "300", "--shards", "2", "--dev-queries", "30", "--dev-shards", "1"],
+    "bench_beir_corpus.py": ["--sizes", "2000"],
     "bench_bm25.py": ["--sizes", "2000", "--one-shot-max", "2000", "--queries", "5", "--reference-queries", "2"],
     "bench_dag.py": ["--train", "4", "--dev", "2"],
     "bench_dedup.py": ["--queries", "2000", "--heldout", "100"],

@@ -1,0 +1,170 @@
+"""Readers for BEIR-format inputs: corpus.jsonl, queries.jsonl and qrels/<split>.tsv, the layout every BEIR
+dataset and `ir_datasets export` ship in.
+
+BEIR's rules hold: ids are strings as written (a number where a string id belongs is refused, never
+converted), a document has a title (possibly empty) and a text, a query belongs to a split through that
+split's qrels, a qrels file starts with its header line `query-id<TAB>corpus-id<TAB>score`, and a score above
+0 is a positive. The fast path is pyarrow's JSON and CSV readers (columnar, multi-threaded, no Python loop
+per document); when pyarrow rejects a file, a slow scan finds the exact line, so that every error names the
+file, the line and the field, as the TSV readers do (irdata/tsv.py), whose id and text rules apply here too.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.json as pajson
+
+from .errors import InputError
+from .tsv import (
+    BLOCK_SIZES,
+    _check_ids,
+    _first,
+    _first_duplicate,
+    _first_line_longer_than,
+    _line_of_record,
+    _nonblank_line_numbers,
+    _read_delimited,
+    _require_nonempty,
+    text_problem,
+)
+
+CORPUS_FIELDS = ("_id", "title", "text")
+QUERY_FIELDS = ("_id", "text")
+QRELS_HEADER = ("query-id", "corpus-id", "score")
+
+
+def _describe_bad_line(path: Path, fields: tuple[str, ...]) -> InputError | None:
+    """The first line that is not a JSON object with string `fields` (missing ones allowed but `_id`)."""
+    for number, raw in _nonblank_line_numbers(path):
+        try:
+            record = json.loads(raw)
+        except UnicodeDecodeError:
+            return InputError(path, "not valid UTF-8; re-encode the file as UTF-8", line=number)
+        except json.JSONDecodeError as exc:
+            return InputError(path, f"not a JSON object: {exc.msg} (character {exc.colno})", line=number)
+        if not isinstance(record, dict):
+            return InputError(path, f"a JSON {type(record).__name__}, not an object", line=number)
+        for field in fields:
+            value = record.get(field)
+            if value is None and field == "_id":
+                return InputError(path, "no `_id`; every record needs its id", line=number, field=field)
+            if value is not None and not isinstance(value, str):
+                return InputError(path, f"{field} is a JSON {type(value).__name__} ({json.dumps(value)[:40]}), not "
+                                  "a string; BEIR ids and texts are strings as written", line=number, field=field)
+    return None
+
+
+def _read_jsonl(path: Path, fields: tuple[str, ...]) -> pa.Table:
+    """The string `fields` of every record of a JSON-lines file (other fields ignored; a missing one null)."""
+    _require_nonempty(path)
+    schema = pa.schema([(name, pa.string()) for name in fields])
+    for block_size in BLOCK_SIZES:
+        try:
+            return pajson.read_json(
+                path,
+                read_options=pajson.ReadOptions(use_threads=True, block_size=block_size),
+                parse_options=pajson.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore",
+                                                  newlines_in_values=False),
+            ).select(list(fields))
+        except pa.ArrowInvalid as exc:
+            # pyarrow's words for a record longer than a block
+            if "straddl" in str(exc) and block_size != BLOCK_SIZES[-1]:
+                continue
+            if "straddl" in str(exc):
+                raise InputError(path, f"a line longer than {block_size >> 20} MiB; is a line end missing?",
+                                 line=_first_line_longer_than(path, block_size)) from exc
+            found = _describe_bad_line(path, fields)
+            raise (found or InputError(path, f"cannot be parsed as JSON lines: {exc}")) from exc
+    raise AssertionError("unreachable")
+
+
+def _check_records(path: Path, table: pa.Table, text_fields: tuple[str, ...]) -> pa.Table:
+    """Ids present, valid and unique; texts free of NUL; a missing title or text read as empty; a record
+    whose texts are all empty refused."""
+    index = _first(pc.is_null(table.column("_id")))
+    if index is not None:
+        raise InputError(path, "no `_id`; every record needs its id", line=_line_of_record(path, index),
+                         field="_id")
+    _check_ids(path, table, "_id")
+    dup = _first_duplicate(table.column("_id"))
+    if dup is not None:
+        raise InputError(path, f"duplicate _id {table.column('_id')[dup].as_py()!r}; ids must be unique",
+                         line=_line_of_record(path, dup), field="_id")
+    for name in text_fields:
+        table = table.set_column(table.schema.get_field_index(name), name, pc.fill_null(table.column(name), ""))
+        index = _first(pc.match_substring(table.column(name), "\0"))
+        if index is not None:
+            raise InputError(path, text_problem(table.column(name)[index].as_py(), name),
+                             line=_line_of_record(path, index), field=name)
+    empty = None
+    for name in text_fields:
+        blank = pc.equal(pc.utf8_length(pc.utf8_trim_whitespace(table.column(name))), 0)
+        empty = blank if empty is None else pc.and_(empty, blank)
+    index = _first(empty)
+    if index is not None:
+        what = " and ".join(text_fields)
+        raise InputError(path, f"empty {what}; a record needs some text", line=_line_of_record(path, index),
+                         field=text_fields[-1])
+    return table
+
+
+def read_beir_corpus(path) -> pa.Table:
+    """corpus.jsonl as a table of `id`, `title`, `text` (strings; a missing title is empty), in file order."""
+    path = Path(path)
+    table = _check_records(path, _read_jsonl(path, CORPUS_FIELDS), ("title", "text"))
+    return table.rename_columns(["id", "title", "text"])
+
+
+def read_beir_queries(path) -> pa.Table:
+    """queries.jsonl as a table of `id`, `text`, in file order."""
+    path = Path(path)
+    table = _check_records(path, _read_jsonl(path, QUERY_FIELDS), ("text",))
+    return table.rename_columns(["id", "text"])
+
+
+def read_beir_qrels(path) -> pa.Table:
+    """qrels/<split>.tsv (after its header line) as `query_id`, `passage_id`, `relevance` (int32)."""
+    path = Path(path)
+    _require_nonempty(path)
+    header = next(raw for _, raw in _nonblank_line_numbers(path)).rstrip(b"\r\n").split(b"\t")
+    if tuple(h.decode("utf-8", "replace") for h in header) != QRELS_HEADER:
+        raise InputError(path, f"the first line must be the header {chr(9).join(QRELS_HEADER)!r} (tab-separated), "
+                         "as in every BEIR qrels file", line=1)
+    table = _read_delimited(path, list(QRELS_HEADER), "\t").slice(1)
+    for name in ("query-id", "corpus-id"):
+        _check_ids(path, table, name)
+    score = table.column("score")
+    index = _first(pc.invert(pc.match_substring_regex(score, r"^-?[0-9]{1,9}$")))
+    if index is not None:
+        raise InputError(path, f"score {score[index].as_py()!r} is not an integer of at most 9 digits",
+                         line=_line_of_record(path, index + 1), field="score")
+    table = pa.table({"query_id": table.column("query-id"), "passage_id": table.column("corpus-id"),
+                      "relevance": pc.cast(score, pa.int32())})
+    pairs = pc.binary_join_element_wise(table.column("query_id"), table.column("passage_id"), "\t")
+    dup = _first_duplicate(pairs)
+    if dup is not None:
+        raise InputError(path, "the same (query-id, corpus-id) pair appears twice",
+                         line=_line_of_record(path, dup + 1), field="corpus-id")
+    return table
+
+
+def check_qrels_ids_known(path, qrels: pa.Table, corpus: pa.Table, queries: pa.Table) -> None:
+    """Every qrels query id is in queries.jsonl and every corpus id in corpus.jsonl (BEIR's loader would
+    drop such rows silently; here they stop the build naming the line)."""
+    for field, known, what, name in (("query_id", queries, "queries.jsonl", "query-id"),
+                                     ("passage_id", corpus, "corpus.jsonl", "corpus-id")):
+        present = pc.is_in(qrels.column(field), value_set=known.column("id").combine_chunks())
+        if not pc.all(present).as_py():
+            index = pc.index(present, False).as_py()
+            missing = int(len(present) - pc.sum(present).as_py())
+            raise InputError(path, f"{name} {qrels.column(field)[index].as_py()!r} is not in {what} ({missing} such "
+                             "row(s) in the file)", line=_line_of_record(Path(path), index + 1), field=name)
+
+
+def positives(qrels: pa.Table) -> pa.Table:
+    """The positive pairs of a BEIR qrels table: a score above 0."""
+    return qrels.filter(pc.greater(qrels.column("relevance"), 0))
