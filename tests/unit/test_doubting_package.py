@@ -371,6 +371,33 @@ def test_evaluate_matches_ir_measures(synth_pkg, tmp_path):
         (ref[RR @ 10], ref[nDCG @ 10], ref[R @ 100]), abs=1e-12)
 
 
+@pytest.mark.parametrize("min_rel", [1, 2])
+def test_evaluate_min_rel_is_ir_measures_rel_level(synth_pkg, tmp_path, min_rel):
+    """On the graded qrels (grades 0-3), --min-rel is ir_measures' rel= of RR and R, query by query, over
+    the queries with a pair of grade >= min_rel (the card's commands of a build without strict pairs)."""
+    import ir_measures
+    from ir_measures import RR, R
+
+    qrels, run = synth_pkg / "trec/dev.graded.qrels", tmp_path / "run.trec"
+    _write_run(synth_pkg, run)
+    proc = subprocess.run([sys.executable, str(synth_pkg / "examples/evaluate.py"), "--qrels", str(qrels), "--run",
+                           str(run), "--min-rel", str(min_rel), "--per-query", "-"], capture_output=True, text=True,
+                          check=True)
+    ours = {row[0]: (float(row[1]), float(row[3])) for row in
+            (line.split("\t") for line in proc.stdout.splitlines()[1:]) if len(row) == 4}
+    graded = [line.split() for line in lines(qrels)]
+    assert set(ours) == {q for q, _, _, g in graded if int(g) >= min_rel}
+    ref = {}
+    for m in ir_measures.iter_calc([RR(rel=min_rel) @ 10, R(rel=min_rel) @ 100],
+                                   list(ir_measures.read_trec_qrels(str(qrels))),
+                                   list(ir_measures.read_trec_run(str(run)))):
+        ref.setdefault(m.query_id, {})[str(m.measure)] = m.value
+    for q, (rr, recall) in ours.items():
+        got = ref.get(q, {})
+        assert rr == pytest.approx(got.get(str(RR(rel=min_rel) @ 10), 0.0), abs=1e-6)
+        assert recall == pytest.approx(got.get(str(R(rel=min_rel) @ 100), 0.0), abs=1e-6)
+
+
 def test_join_text_keeps_origin(edge_pkg, tmp_path):
     judg = table(edge_pkg, "judgments", "train")
     (tmp_path / "collection.tsv").write_text("".join(f"{p}\ttext of {p}\n" for p in sorted(set(judg["passage_id"])))

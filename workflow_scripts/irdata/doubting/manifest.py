@@ -1,10 +1,11 @@
 """MANIFEST.json, SHA256SUMS and the release ledger of the Doubting MS MARCO package.
 
-- MANIFEST.json: version, row counts of every config and split, the counts of the trec/ qrels, every
-  count of the card, sha256 of every input (inputs.json) and of every code, prompt and env file, the LLM
-  model and server identity, the config used, the grading failures, the LLM failures per stage and split
-  (`failures`, with the grade constraint paths of each split) and the LLM tokens per stage. Sorted keys,
-  no timestamps, no absolute paths: identical inputs give identical bytes.
+- MANIFEST.json: version, row counts of every config and split, the counts of the trec/ qrels and of
+  examples/bm25_dev.trec (`baseline_run`), every count of the card, sha256 of every input (inputs.json)
+  and of every code, prompt and env file, the LLM model and server identity, the config used, the grading
+  failures, the LLM failures per stage and split (`failures`, with the grade constraint paths of each
+  split) and the LLM tokens per stage. Sorted keys, no timestamps, no absolute paths: identical inputs
+  give identical bytes.
 - SHA256SUMS: GNU `sha256sum` format (`<hex>  <relative path>`), sorted by path, every file of the
   package but itself; `sha256sum -c --strict SHA256SUMS` passes in the package folder.
 - Release ledger: a JSON file outside Snakemake's outputs (Snakemake deletes outputs before a
@@ -81,7 +82,8 @@ def grading_failures(stats: dict) -> dict:
 
 
 def build_manifest(stats: dict, version: str, repo_id: str, inputs: dict, identity: dict, config: dict,
-                   code: dict[str, str], rules: str, failures: dict | None = None, audit: dict | None = None) -> dict:
+                   code: dict[str, str], rules: str, failures: dict | None = None, audit: dict | None = None,
+                   baseline_run: dict | None = None) -> dict:
     rows: dict[str, dict[str, int]] = {}
     for key, count in stats["rows"].items():
         config_name, split = key.split("/")
@@ -93,6 +95,7 @@ def build_manifest(stats: dict, version: str, repo_id: str, inputs: dict, identi
         "rows": rows,
         "ids": stats["ids"],
         "trec": stats["trec"],
+        "baseline_run": baseline_run,
         "counts": counts,
         "selection_rules": rules,
         "inputs": inputs,

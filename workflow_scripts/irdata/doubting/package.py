@@ -23,7 +23,7 @@ from ..msmarco_inputs import check_inputs_current
 from ..publish import publish_release
 from . import card, manifest, select
 from .assemble import DATA_FILES, ID_FILES, STATS, TREC_GRADED, TREC_STRICT
-from .baseline_run import RUN_FILE
+from .baseline_run import RUN_FILE, run_counts
 from .release_croissant import release_croissant
 
 EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
@@ -75,7 +75,7 @@ def build_package(assembled_dir, out_dir, version: str, repo_id: str, inputs_jso
         shutil.copyfile(bm25_run, tmp / RUN_FILE)
         code = manifest.file_hashes(code_root, code_paths)
         man = manifest.build_manifest(stats, version, repo_id, inputs.get("files", inputs), identity, config, code,
-                                      selection_rules(), failures, audit)
+                                      selection_rules(), failures, audit, run_counts(tmp / RUN_FILE))
         (tmp / manifest.MANIFEST).write_text(json_text(man), encoding="utf-8", newline="\n")
         # the card says what the manifest records: one source for both
         (tmp / "README.md").write_text(card.render(man, inputs, batch_descriptions), encoding="utf-8",
