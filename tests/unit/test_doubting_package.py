@@ -18,7 +18,7 @@ from snakemake.utils import validate
 
 from croissant_check import NO_DATE, NOT_SEMVER, check_croissant, croissant_records
 from irdata.doubting.assemble import assemble, shard_paths_for
-from irdata.doubting.manifest import ReleaseFrozenError, code_files
+from irdata.doubting.manifest import ReleaseFrozenError, code_files, planned_version_conflict
 from irdata.doubting.package import build_package, publish_package
 from irdata.provenance import sha256_file
 from synthetic_doubting import Work, edge_cases, synthetic_split, write_qrels
@@ -441,6 +441,31 @@ def test_release_version_is_frozen(tmp_path):
     # the published v1 is set aside, not deleted
     assert (tmp_path / "pkg@v1/SHA256SUMS").read_bytes() == first
     assert json.loads((tmp_path / "pkg/MANIFEST.json").read_text())["version"] == "v2"
+
+
+def test_a_version_frozen_with_another_config_is_refused_at_planning(tmp_path):
+    """The ledger keeps the config MANIFEST.json records; planning compares it with the config about to be
+    built: another config can only give other content, so it is named before any stage runs."""
+    kw = edge_cases(tmp_path / "w")
+    ledger = tmp_path / "ledger.json"
+    manifest = build(tmp_path, kw, version="v1", ledger=ledger)
+    recorded = json.loads(ledger.read_text())["releases"]["v1"]
+    assert recorded["config"] == manifest["config"] == config_used("v1", kw["grading"])
+    same = config_used("v1", kw["grading"])
+    assert planned_version_conflict(ledger, "v1", same) is None
+    assert planned_version_conflict(ledger, "v2", {**same, "queries": "all"}) is None  # a new version
+    other = json.loads(json.dumps(same))
+    other["doubting"]["shards"]["train"] = 7
+    message = planned_version_conflict(ledger, "v1", other)
+    assert message.startswith(f"doubting.version v1 is frozen: the release ledger {ledger} records it built with "
+                              "another config (doubting.shards.train: 500 then, 7 now).")
+    assert len(message.splitlines()) == 2 and "Set doubting.version to a new version" in message
+    many = {**other, "queries": "all", "retrieval": {}, "annotation": {}}
+    assert planned_version_conflict(ledger, "v1", many).splitlines()[0].endswith(" more).")
+    # a version recorded before the ledger kept configs: only stage_release's content check applies
+    del recorded["config"]
+    ledger.write_text(json.dumps({"releases": {"v1": recorded}}))
+    assert planned_version_conflict(ledger, "v1", other) is None
 
 
 # -- a build with empty splits: a small model grades nothing 2-3 ----------------------------------

@@ -150,7 +150,8 @@ def test_llm_server_settings_rerun_nothing(built):
 
 
 def test_a_search_setting_the_agent_reads_reruns_the_agent(built):
-    args = config_overlay(built, "ef.yaml", "retrieval:\n  dense: {ef_search: 200}\n")
+    # under a new version: the built one is frozen with the config it was built with (planning refuses another)
+    args = config_overlay(built, "ef.yaml", "retrieval:\n  dense: {ef_search: 200}\ndoubting:\n  version: v0.1-ef\n")
     assert set(built.planned_rules(PUBLISHED, *args)) == {"agent_search", "grade", "generate_answer", "wood", *RELEASE}
 
 

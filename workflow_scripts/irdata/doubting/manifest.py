@@ -18,6 +18,7 @@ from __future__ import annotations
 import fnmatch
 import glob
 import hashlib
+import json
 from collections import Counter
 from pathlib import Path
 
@@ -176,8 +177,41 @@ def check_ledger(path, version: str, digest: str) -> bool:
     return False
 
 
-def record_ledger(path, version: str, digest: str, package_dir: str) -> None:
+def record_ledger(path, version: str, digest: str, package_dir: str, config: dict | None = None) -> None:
+    """Record `version` with its content hash and `config`, MANIFEST.json's config (planned_version_conflict)."""
     remove_leftovers(path)  # the temporary file of a publish killed while it wrote the ledger
     ledger = read_ledger(path)
-    ledger["releases"][version] = {"sha256sums_sha256": digest, "package": str(package_dir)}
+    ledger["releases"][version] = {"sha256sums_sha256": digest, "package": str(package_dir),
+                                   **({"config": config} if config is not None else {})}
     write_json_atomic(path, ledger)
+
+
+def _differences(recorded, current, path=()) -> list[tuple[str, object, object]]:
+    """(key path, recorded value, current value) of every leaf where two configs differ."""
+    if isinstance(recorded, dict) and isinstance(current, dict):
+        return [d for key in sorted(set(recorded) | set(current), key=str)
+                for d in _differences(recorded.get(key), current.get(key), (*path, str(key)))]
+    return [] if recorded == current else [(".".join(path), recorded, current)]
+
+
+def planned_version_conflict(path, version: str, config: dict, shown: int = 3) -> str | None:
+    """At planning, before any stage runs: why building `config` (MANIFEST.json's config, config_used) as
+    `version` would be refused, or None. MANIFEST.json records that config, so a version recorded with
+    another one can only be built with other content. What planning cannot know (the raw inputs' bytes, the
+    code, the LLM's answers) stays with stage_release's check of the content hash (check_ledger); so does a
+    version recorded before the ledger kept configs."""
+    recorded = read_ledger(path)["releases"].get(version, {}).get("config")
+    if recorded is None:
+        return None
+    diffs = _differences(recorded, config)
+    if not diffs:
+        return None
+    def short(value) -> str:
+        text = json.dumps(value, sort_keys=True)
+        return text if len(text) <= 40 else text[:37] + "..."
+
+    listed = "; ".join(f"{key}: {short(old)} then, {short(new)} now" for key, old, new in diffs[:shown])
+    more = f" and {len(diffs) - shown} more" if len(diffs) > shown else ""
+    return (f"doubting.version {version} is frozen: the release ledger {path} records it built with another config "
+            f"({listed}{more}).\nSet doubting.version to a new version to build this config (or restore the "
+            "recorded one).")

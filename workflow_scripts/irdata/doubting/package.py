@@ -121,11 +121,12 @@ def set_aside_other_version(package_dir: Path, version: str) -> None:
 def publish_package(staged_dir, package_dir, ledger) -> dict:
     """Publish a staged release at `package_dir` and record its version in the ledger; return the record."""
     staged_dir, package_dir = Path(staged_dir), Path(package_dir)
-    version = read_json(staged_dir / manifest.MANIFEST)["version"]
+    staged = read_json(staged_dir / manifest.MANIFEST)
+    version = staged["version"]
     digest = manifest.content_hash((staged_dir / manifest.SHA256SUMS).read_text(encoding="utf-8"))
     is_new = manifest.check_ledger(ledger, version, digest)
     set_aside_other_version(package_dir, version)
     publish_release(staged_dir, package_dir, "stage_release")
     if is_new:
-        manifest.record_ledger(ledger, version, digest, package_dir)
+        manifest.record_ledger(ledger, version, digest, package_dir, staged["config"])
     return {"version": version, "sha256sums_sha256": digest, "package": str(package_dir)}
