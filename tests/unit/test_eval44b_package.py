@@ -13,7 +13,7 @@ import pytest
 import yaml
 from snakemake.utils import validate
 
-from croissant_check import NO_DATE, NO_VERSION, check_croissant, croissant_records
+from croissant_check import NO_CITATION, NO_DATE, NO_VERSION, check_croissant, croissant_records
 from irdata.atomic import write_json_atomic, write_jsonl_atomic
 from irdata.eval44b.arms import Bm25Scorer
 from irdata.eval44b.card import card_markdown
@@ -487,6 +487,7 @@ def test_a_build_with_invented_ids_says_so_first_and_gives_no_fetch_or_citation(
     croissant = json.loads(out["croissant"].read_text())
     assert "citeAs" not in croissant and croissant["license"] == release["license"]
     assert croissant["description"].startswith("Not the 44b Eval benchmark")
+    check_croissant(out["sums"].parent, (NO_DATE, NO_VERSION, NO_CITATION))
     # the How to use Python still runs as printed (the plain JSON lines block)
     block = next("\n".join(b.lines) for b in code_blocks("README.md", card)
                  if b.language == "python" and "json.loads" in "\n".join(b.lines) and "ranks" not in "\n".join(b.lines))
