@@ -7,6 +7,7 @@ from snakemake.utils import min_version, validate
 
 sys.path.insert(0, os.path.join(workflow.basedir, "workflow_scripts"))
 from irdata.config_check import ConfigError, check_config, files_by_precedence
+from irdata.demo_identity import check_own_identity
 
 min_version("9.0")
 
@@ -22,6 +23,14 @@ try:
         os.path.join(workflow.basedir, "schemas"),
         files_by_precedence(workflow.configfiles, workflow.overwrite_configfiles),
         workflow.config_settings.config,
+    )
+    # other inputs than the demo's: the keys that name a release are the user's, not config.yaml's
+    check_own_identity(
+        config,
+        os.path.join(workflow.basedir, "config.yaml"),
+        files_by_precedence(workflow.configfiles, workflow.overwrite_configfiles),
+        workflow.config_settings.config,
+        os.path.join(workflow.basedir, "schemas"),
     )
 except ConfigError as error:
     raise WorkflowError(str(error)) from None

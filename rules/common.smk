@@ -8,6 +8,7 @@ sys.path.insert(0, str(Path(workflow.basedir) / "workflow_scripts"))
 from irdata.logs import TRACEBACK_ENV as _TRACEBACK_ENV
 from irdata.annotate.common import retry_generation as _retry_generation
 from irdata.config_check import CONFIG_SECTIONS
+from irdata.doubting.stages import frozen_version_conflict as _frozen_version_conflict
 from irdata.provenance import code_hash as _code_hash
 from irdata.shard_files import shard_file as _shard_file, shard_files as _shard_files
 from irdata.stages import StageWiring
@@ -24,6 +25,11 @@ for _section in CONFIG_SECTIONS:
 # `snakemake -d DIR`: the config's input files that only the workflow folder holds (the demo's) are read
 # from there; outputs go to the working folder (irdata/workdir.py)
 resolve_config_inputs(config, workflow.basedir)
+
+# a version frozen with another config stops the planning, before any stage (stage_release checks the content)
+_frozen = _frozen_version_conflict(config)
+if _frozen:
+    raise WorkflowError(_frozen)
 
 # rule scripts log a bad input's traceback only when Snakemake's own --verbose asks (irdata/logs.py)
 os.environ[_TRACEBACK_ENV] = "1" if workflow.output_settings.verbose else "0"

@@ -18,6 +18,8 @@ NO_DATE = '"https://schema.org/datePublished" is recommended'
 NOT_SEMVER = "Version doesn't follow MAJOR.MINOR.PATCH"
 # 44b Eval is a frozen benchmark without a version
 NO_VERSION = '"https://schema.org/version" is recommended'
+# a build without a citation (eval44b.citation null: the 44b demo, whose data are invented)
+NO_CITATION = '"http://mlcommons.org/croissant/citeAs" is recommended'
 
 
 def check_croissant(folder, allowed_warnings=(NO_DATE,)) -> mlc.Dataset:

@@ -69,6 +69,21 @@ def inline_commands(text: str) -> list[str]:
     return [span.strip() for span in INLINE.findall(prose) if span.split()[0] in PROGRAMS]
 
 
+# code blocks of the cards that are not commands: Python that loads the release through `datasets`
+# (tests/unit/test_doubting_package.py loads every config offline; test_eval44b_package.py runs the 44b
+# card's blocks), and the 44b card's BibTeX
+CARD_NOT_COMMANDS = {"python", "bibtex"}
+
+
+def card_commands(card: Path) -> list[str]:
+    """The commands a generated dataset card prints, in order."""
+    text = card.read_text(encoding="utf-8")
+    commands = [c for block in code_blocks(card.name, text) if block.language not in CARD_NOT_COMMANDS
+                for c in block_commands(block)]
+    assert all(b.language in SHELL_LANGUAGES | CARD_NOT_COMMANDS for b in code_blocks(card.name, text))
+    return commands + inline_commands(text)
+
+
 def segments(command: str) -> list[tuple[str, str]]:
     """The simple commands of a command line with the operator after each (|, ||, &&, ;, &, or a comment),
     split outside quotes."""

@@ -192,8 +192,9 @@ EDGE_DEV = ["d1", "d2", "d3", "d4"]
 BATCH_TRAIN = ["q2", "q3", "zz-not-in-split"]
 
 
-def edge_cases(root, n_train_shards: int = 2, n_dev_shards: int = 2) -> dict:
-    """Write the hand-made cases; return the keyword arguments of assemble() (minus out_dir).
+def edge_cases(root, n_train_shards: int = 2, n_dev_shards: int = 2, dev_grade_cap: int = 3) -> dict:
+    """Write the hand-made cases; return the keyword arguments of assemble() (minus out_dir). Every dev
+    grade is at most `dev_grade_cap` (1: as on the demo, no strict pair and none of grade 2).
 
     train:
     - q1: two grade-3 proposals with equal WOOD: the smaller agent_rank wins (p2, rank 1)
@@ -255,11 +256,11 @@ def edge_cases(root, n_train_shards: int = 2, n_dev_shards: int = 2) -> dict:
             proposed = set()
             for p, rank, grade in dev_agent.get(q, []):
                 a_rows.append((q, p, rank))
-                g_rows.append((q, p, "agent", grade, None))
+                g_rows.append((q, p, "agent", min(grade, dev_grade_cap), None))
                 proposed.add(p)
             for p in official_dev.get(q, []):
                 if p not in proposed:
-                    g_rows.append((q, p, "official", dev_official_grade[(q, p)], None))
+                    g_rows.append((q, p, "official", min(dev_official_grade[(q, p)], dev_grade_cap), None))
         w.agent("dev", s, a_rows)
         w.grades("dev", s, g_rows)
     write_qrels(w.root / "qrels.train.tsv", [(q, p, r) for q, ps in official_train.items() for p, r in ps]

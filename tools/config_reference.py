@@ -30,18 +30,24 @@ def _type(schema: dict) -> str:
     return " or ".join(kind) if isinstance(kind, list) else str(kind)
 
 
-def _rows(schema: dict, prefix: str, root: dict):
+def _rows(schema: dict, prefix: str, root: dict, filled=None):
+    """The rows of `schema`'s keys; `filled`: the default its parent fills it with, which gives the keys the
+    object itself requires their default (acquisition_batches.train.default)."""
     for key, sub in schema.get("properties", {}).items():
         if "$ref" in sub and sub["$ref"].startswith("#/$defs/"):
             sub = {**root["$defs"][sub["$ref"].split("/")[-1]], **{k: v for k, v in sub.items() if k != "$ref"}}
         name = f"{prefix}{key}"
         required = key in schema.get("required", [])
-        default = "required" if required else (
-            f"`{json.dumps(sub['default'])}`" if "default" in sub and not sub.get("properties") else "")
+        if required and isinstance(filled, dict) and key in filled:
+            default = f"`{json.dumps(filled[key])}`"
+        elif required:
+            default = "required"
+        else:
+            default = f"`{json.dumps(sub['default'])}`" if "default" in sub and not sub.get("properties") else ""
         description = " ".join(str(sub.get("description", "")).split()).replace("|", "\\|")
         yield f"| `{name}` | {_type(sub)} | {default} | {description} |"
         if sub.get("properties"):
-            yield from _rows(sub, f"{name}.", root)
+            yield from _rows(sub, f"{name}.", root, sub.get("default"))
 
 
 def render() -> str:

@@ -4,6 +4,7 @@ not name fails, so a new one gets its line. (README.md and docs/: tests/workflow
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -12,7 +13,8 @@ from test_doubting_package import build as build_doubting
 from test_doubting_package import table
 from test_eval44b_package import build_in as build_eval44b
 
-from printed_commands import SHELL_LANGUAGES, block_commands, code_blocks, inline_commands, run_shell
+from irdata.doubting.card import evaluation_qrels
+from printed_commands import card_commands, run_shell
 from synthetic_doubting import edge_cases
 
 # the demo's paths: the package folder and the inputs the card's commands join with, relative to the
@@ -31,58 +33,87 @@ DOUBTING_COMMANDS = [
     "python examples/evaluate.py --export-train-qrels train.qrels --package .   # TREC qrels from the qrels train "
     "split",
 ]
+# a build whose dev pairs all have grade 0 or 1, as the demo's: the strict qrels are empty, and the card
+# prints the graded qrels at --min-rel 1, the one level evaluate.py can score
+NO_STRICT_COMMANDS = [
+    DOUBTING_COMMANDS[0],
+    "python examples/evaluate.py --qrels trec/dev.graded.qrels --run my_run.trec --min-rel 1",
+    "python examples/evaluate.py --qrels trec/dev.graded.qrels --run my_run.trec --min-rel 1 --per-query "
+    "per_query.tsv",
+    "python examples/evaluate.py --qrels trec/dev.graded.qrels --run examples/bm25_dev.trec --min-rel 1   # the BM25 "
+    "baseline",
+    DOUBTING_COMMANDS[-1],
+]
 EVAL44B_COMMANDS: list[str] = []
-# code blocks of the cards that are not commands: Python that loads the release through `datasets`
-# (tests/unit/test_doubting_package.py loads every config offline; test_eval44b_package.py runs the 44b
-# card's blocks), and the 44b card's BibTeX
-NOT_COMMANDS = {"python", "bibtex"}
-
-
-def card_commands(card: Path) -> list[str]:
-    text = card.read_text(encoding="utf-8")
-    commands = [c for block in code_blocks(card.name, text) if block.language not in NOT_COMMANDS
-                for c in block_commands(block)]
-    assert all(b.language in SHELL_LANGUAGES | NOT_COMMANDS for b in code_blocks(card.name, text))
-    return commands + inline_commands(text)
-
-
-@pytest.fixture(scope="module")
-def doubting_root(tmp_path_factory):
+def release_with_inputs(root: Path, dev_grade_cap: int = 3) -> Path:
     """A Doubting release at the demo's package folder of a working folder that holds the demo's inputs
-    (here with the ids the release refers to)."""
-    root = tmp_path_factory.mktemp("cardcmd")
-    build_doubting(root, edge_cases(root / "w"), out=PACKAGE_DIR, collection=COLLECTION, dev_queries=DEV_QUERIES,
-                   package_dir=PACKAGE_DIR)
+    (here with the ids the release refers to), and the user's run: each pair of the qrels the card scores
+    (those of grade >= --min-rel) retrieved at rank 1, so that every metric is 1."""
+    build_doubting(root, edge_cases(root / "w", dev_grade_cap=dev_grade_cap), out=PACKAGE_DIR,
+                   collection=COLLECTION, dev_queries=DEV_QUERIES, package_dir=PACKAGE_DIR)
     pkg = root / PACKAGE_DIR
     judgments = table(pkg, "judgments", "dev")
     (root / "resources/demo").mkdir(parents=True)
     (root / COLLECTION).write_text("".join(f"{p}\ttext of {p}\n" for p in sorted(set(judgments["passage_id"]))))
     (root / DEV_QUERIES).write_text("".join(f"{q}\tquery {q}\n" for q in sorted(set(judgments["query_id"]))))
-    # the user's run: each strict pair retrieved at rank 1 (so every metric is 1)
-    qrels = [line.split() for line in (pkg / "trec/dev.strict.qrels").read_text().splitlines()]
-    (pkg / "my_run.trec").write_text("".join(f"{q} Q0 {p} 1 1.0 mine\n" for q, _, p, _ in qrels))
+    qrels, min_rel = evaluation_qrels(json.loads((pkg / "MANIFEST.json").read_text())["trec"])
+    pairs = [line.split() for line in (pkg / qrels).read_text().splitlines()]
+    (pkg / "my_run.trec").write_text("".join(f"{q} Q0 {p} 1 1.0 mine\n" for q, _, p, g in pairs if int(g) >= min_rel))
     return root
+
+
+@pytest.fixture(scope="module")
+def doubting_root(tmp_path_factory):
+    return release_with_inputs(tmp_path_factory.mktemp("cardcmd"))
+
+
+@pytest.fixture(scope="module")
+def no_strict_root(tmp_path_factory):
+    return release_with_inputs(tmp_path_factory.mktemp("nostrict"), dev_grade_cap=1)
 
 
 def test_doubting_card_commands_are_the_table(doubting_root):
     assert card_commands(doubting_root / PACKAGE_DIR / "README.md") == DOUBTING_COMMANDS
 
 
-@pytest.mark.parametrize("command", DOUBTING_COMMANDS, ids=lambda c: " ".join(c.split("#")[0].split()[1:]))
-def test_doubting_card_command_runs_in_the_package_folder(doubting_root, command):
-    pkg = doubting_root / PACKAGE_DIR
+def check_command_runs(pkg: Path, command: str, my_run_scores_one: bool) -> None:
     out = run_shell(command, pkg).stdout
     if "join_text.py" in command:
         joined = pq.read_table(pkg / "dev_judgments_text.parquet").to_pandas()
         assert len(joined) and (joined["passage_text"] == "text of " + joined["passage_id"]).all()
         assert (joined["query_text"] == "query " + joined["query_id"]).all()
-    elif "my_run.trec" in command and "strict" in command:
-        assert "MRR@10" in out and "1.0" in out, out
+    elif "my_run.trec" in command and my_run_scores_one:
+        assert "MRR@10\t1.0000" in out, out
     elif "--run" in command:
         # the graded qrels (grade-2 pairs count as relevant too) and the shipped baseline run: real scores
         assert "MRR@10" in out and "nDCG@10" in out, out
     else:
-        assert (pkg / "train.qrels").read_text().strip()
+        assert (pkg / "train.qrels").exists()
+
+
+@pytest.mark.parametrize("command", DOUBTING_COMMANDS, ids=lambda c: " ".join(c.split("#")[0].split()[1:]))
+def test_doubting_card_command_runs_in_the_package_folder(doubting_root, command):
+    check_command_runs(doubting_root / PACKAGE_DIR, command, "strict" in command)
+    if "export-train-qrels" in command:
+        assert (doubting_root / PACKAGE_DIR / "train.qrels").read_text().strip()
+
+
+def test_a_card_without_strict_pairs_prints_only_commands_that_run_and_says_why_at_them(no_strict_root):
+    card = no_strict_root / PACKAGE_DIR / "README.md"
+    assert (no_strict_root / PACKAGE_DIR / "trec/dev.strict.qrels").read_text() == ""
+    assert card_commands(card) == NO_STRICT_COMMANDS
+    block = card.read_text().split("## Evaluating on the dev qrels")[1].split("```")[1]
+    assert block.lstrip().startswith("# this build has no strict pair (no dev pair got grade 3): "
+                                     "trec/dev.strict.qrels is empty")
+    text = " ".join(card.read_text().split())
+    assert "--min-rel 1, which counts grade-1 pairs (marginally related) as relevant" in text
+    assert "`--qrels trec/dev.graded.qrels --run examples/bm25_dev.trec` above scores it" in text
+    assert "fourth command" not in text
+
+
+@pytest.mark.parametrize("command", NO_STRICT_COMMANDS, ids=lambda c: " ".join(c.split("#")[0].split()[1:]))
+def test_a_card_without_strict_pairs_command_runs(no_strict_root, command):
+    check_command_runs(no_strict_root / PACKAGE_DIR, command, True)
 
 
 def test_eval44b_card_commands_are_the_table(tmp_path, monkeypatch):

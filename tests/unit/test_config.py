@@ -8,6 +8,7 @@ import yaml
 from snakemake.utils import validate
 
 from irdata.config_check import CONFIG_SECTIONS, ConfigError, check_config, files_by_precedence
+from irdata.demo_identity import check_own_identity
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMAS = REPO / "schemas"
@@ -105,3 +106,67 @@ def test_the_shipped_configs_pass_the_check(name):
         else:
             config[key] = value
     check_config(config, SCHEMAS, [REPO / "config.yaml"])
+
+
+def merged(*layers: dict) -> dict:
+    """Config layers merged key by key, as Snakemake merges config files."""
+    out: dict = {}
+    for layer in layers:
+        for key, value in layer.items():
+            out[key] = merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) \
+                else copy.deepcopy(value)
+    return out
+
+
+def own_identity(config, files, overrides=None):
+    check_own_identity(config, REPO / "config.yaml", files, overrides, SCHEMAS)
+
+
+def test_other_inputs_with_the_demos_identity_are_refused_naming_each_key(tmp_path):
+    overlay = tmp_path / "mine.yaml"
+    overlay.write_text("doubting:\n  collection: data/mine.tsv\n  version: v1\n")
+    config = merged(demo_config(), yaml.safe_load(overlay.read_text()))
+    with pytest.raises(ConfigError) as info:
+        own_identity(config, [REPO / "config.yaml", overlay])
+    lines = str(info.value).splitlines()
+    assert lines[0].startswith("These inputs are not the demo's (doubting.collection), but these keys still hold "
+                               "the demo's values")
+    assert lines[1:] == [
+        "  doubting.repo_id: 'local/doubting-ms-marco-demo' (config.yaml)",
+        "  doubting.corpus_description: \"the workflow's own small demo corpu... (config.yaml)",
+        '  doubting.license_note: "The demo corpus (resources/demo/) a... (config.yaml)',
+        "  doubting.acquisition_batches.train.default: 'demo-train' (the schema's default)",
+        "  doubting.acquisition_batches.dev.default: 'demo-dev' (the schema's default)",
+    ]
+
+
+def test_the_demos_inputs_or_an_overlay_that_names_its_release_pass(tmp_path):
+    own_identity(demo_config(), [REPO / "config.yaml"])
+    # the demo's own files, named another way: still the demo
+    same = merged(demo_config(), {"doubting": {"collection": "./resources/demo/../demo/collection.tsv"}})
+    own_identity(same, [REPO / "config.yaml"])
+    # every key set by the overlay or --config, to any value (the demo's version too)
+    keys = {"version": "v0.1-demo", "repo_id": "me/x", "corpus_description": "mine", "license_note": "terms",
+            "acquisition_batches": {"train": {"default": "a"}, "dev": {"default": "b"}}}
+    overlay = tmp_path / "mine.yaml"
+    overlay.write_text(yaml.safe_dump({"doubting": {"collection": "data/mine.tsv", **keys}}))
+    config = merged(demo_config(), yaml.safe_load(overlay.read_text()))
+    own_identity(config, [REPO / "config.yaml", overlay])
+    overlay.write_text(yaml.safe_dump({"doubting": {"collection": "data/mine.tsv",
+                                                    **{k: v for k, v in keys.items() if k != "version"}}}))
+    own_identity(config, [REPO / "config.yaml", overlay], {"doubting": {"version": "v2"}})
+
+
+def test_the_production_overlay_names_its_own_release():
+    production = REPO / "config/production.yaml"
+    own_identity(merged(demo_config(), yaml.safe_load(production.read_text())), [REPO / "config.yaml", production])
+
+
+def test_other_44b_inputs_need_the_44b_identity(tmp_path):
+    overlay = tmp_path / "iclr.yaml"
+    overlay.write_text("eval44b:\n  papers: p.jsonl\n  reviews: r.jsonl\n")
+    config = merged(demo_config(), yaml.safe_load(overlay.read_text()))
+    with pytest.raises(ConfigError) as info:
+        own_identity(config, [REPO / "config.yaml", overlay])
+    keys = [line.split(":")[0].strip() for line in str(info.value).splitlines()[1:]]
+    assert keys == ["eval44b.repo_id", "eval44b.ids_refer_to", "eval44b.corpus_description", "eval44b.license_note"]

@@ -3,6 +3,7 @@ config used (from the grading-mode registry), the Hub front matter, the graded d
 baseline run of examples/."""
 
 import json
+from collections import Counter
 
 import pyarrow.parquet as pq
 import pytest
@@ -11,7 +12,7 @@ from snakemake.utils import validate
 from test_doubting_package import BATCH_DESCRIPTIONS, REPO, build
 
 from irdata.doubting import card
-from irdata.doubting.baseline_run import DEPTH, STAGE
+from irdata.doubting.baseline_run import DEPTH, STAGE, run_counts
 from irdata.doubting.hub_metadata import size_category
 from irdata.errors import InputError
 from irdata.passage_store import write_passage_store
@@ -104,8 +105,9 @@ def test_graded_dev_qrels_hold_every_dev_judgment_in_order(released):
     strict = (pkg / "trec/dev.strict.qrels").read_text().splitlines()
     assert set(strict) == {line for line in graded if line.endswith(" 3")}
     trec = manifest_of(released)["trec"]
-    assert trec["trec/dev.graded.qrels"] == {
-        "lines": len(graded), "queries_grade2": len({j["query_id"] for j in judgments if j["grade"] >= 2})}
+    at_least = {str(g): len({j["query_id"] for j in judgments if j["grade"] >= g}) for g in (1, 2, 3)}
+    assert trec["trec/dev.graded.qrels"] == {"lines": len(graded), "queries_grade2": at_least["2"],
+                                             "queries_min_grade": at_least}
     assert trec["trec/dev.strict.qrels"]["lines"] == len(strict)
     sums = (pkg / "SHA256SUMS").read_text()
     assert "  trec/dev.graded.qrels\n" in sums and "  examples/bm25_dev.trec\n" in sums
@@ -138,6 +140,20 @@ def test_bm25_dev_run_is_the_searchers_ranking_as_a_trec_run(tmp_path):
     lines = (tmp_path / "run.trec").read_text().splitlines()
     assert lines == expected and lines and not any(line.startswith("q3 ") for line in lines)
     assert counts == {"queries": 3, "queries_with_hits": 2, "lines": len(lines)}
+    # what the card says of the file is counted from it: here no query reaches DEPTH (40 passages)
+    per_query = Counter(line.split()[0] for line in lines)
+    run = run_counts(tmp_path / "run.trec")
+    assert run == {"depth": DEPTH, "lines": len(lines), "queries_with_lines": 2, "queries_at_depth": 0,
+                   "fewest_lines": min(per_query.values())}
+    graded = {"lines": 2, "queries_grade2": 1, "queries_min_grade": {"1": 1, "2": 1, "3": 1}}
+    text = card.bm25_run_text({"retrieval": retrieval}, {"queries": 3}, run,
+                              {"trec/dev.strict.qrels": {"lines": 1}, "trec/dev.graded.qrels": graded})
+    assert f"at most {DEPTH} passages a query, those that share a term with it" in text
+    fewest = min(per_query.values())
+    assert f"It has {len(lines)} lines on 2 queries; 0 have {DEPTH}, 2 fewer (the fewest {fewest}" in text
+    assert "1 have no line (no query term is in the index)" in text
+    (tmp_path / "empty.trec").write_text("")
+    assert run_counts(tmp_path / "empty.trec")["queries_with_lines"] == 0
     before = (tmp_path / "run.trec").read_bytes()
     write_bm25_run(tmp_path / "dev_all.txt", tmp_path / "queries.tsv", tmp_path / "bm25", tmp_path / "run.trec",
                    settings)

@@ -18,7 +18,7 @@ from snakemake.utils import validate
 
 from croissant_check import NO_DATE, NOT_SEMVER, check_croissant, croissant_records
 from irdata.doubting.assemble import assemble, shard_paths_for
-from irdata.doubting.manifest import ReleaseFrozenError, code_files
+from irdata.doubting.manifest import ReleaseFrozenError, code_files, planned_version_conflict
 from irdata.doubting.package import build_package, publish_package
 from irdata.provenance import sha256_file
 from synthetic_doubting import Work, edge_cases, synthetic_split, write_qrels
@@ -371,6 +371,33 @@ def test_evaluate_matches_ir_measures(synth_pkg, tmp_path):
         (ref[RR @ 10], ref[nDCG @ 10], ref[R @ 100]), abs=1e-12)
 
 
+@pytest.mark.parametrize("min_rel", [1, 2])
+def test_evaluate_min_rel_is_ir_measures_rel_level(synth_pkg, tmp_path, min_rel):
+    """On the graded qrels (grades 0-3), --min-rel is ir_measures' rel= of RR and R, query by query, over
+    the queries with a pair of grade >= min_rel (the card's commands of a build without strict pairs)."""
+    import ir_measures
+    from ir_measures import RR, R
+
+    qrels, run = synth_pkg / "trec/dev.graded.qrels", tmp_path / "run.trec"
+    _write_run(synth_pkg, run)
+    proc = subprocess.run([sys.executable, str(synth_pkg / "examples/evaluate.py"), "--qrels", str(qrels), "--run",
+                           str(run), "--min-rel", str(min_rel), "--per-query", "-"], capture_output=True, text=True,
+                          check=True)
+    ours = {row[0]: (float(row[1]), float(row[3])) for row in
+            (line.split("\t") for line in proc.stdout.splitlines()[1:]) if len(row) == 4}
+    graded = [line.split() for line in lines(qrels)]
+    assert set(ours) == {q for q, _, _, g in graded if int(g) >= min_rel}
+    ref = {}
+    for m in ir_measures.iter_calc([RR(rel=min_rel) @ 10, R(rel=min_rel) @ 100],
+                                   list(ir_measures.read_trec_qrels(str(qrels))),
+                                   list(ir_measures.read_trec_run(str(run)))):
+        ref.setdefault(m.query_id, {})[str(m.measure)] = m.value
+    for q, (rr, recall) in ours.items():
+        got = ref.get(q, {})
+        assert rr == pytest.approx(got.get(str(RR(rel=min_rel) @ 10), 0.0), abs=1e-6)
+        assert recall == pytest.approx(got.get(str(R(rel=min_rel) @ 100), 0.0), abs=1e-6)
+
+
 def test_join_text_keeps_origin(edge_pkg, tmp_path):
     judg = table(edge_pkg, "judgments", "train")
     (tmp_path / "collection.tsv").write_text("".join(f"{p}\ttext of {p}\n" for p in sorted(set(judg["passage_id"])))
@@ -414,6 +441,31 @@ def test_release_version_is_frozen(tmp_path):
     # the published v1 is set aside, not deleted
     assert (tmp_path / "pkg@v1/SHA256SUMS").read_bytes() == first
     assert json.loads((tmp_path / "pkg/MANIFEST.json").read_text())["version"] == "v2"
+
+
+def test_a_version_frozen_with_another_config_is_refused_at_planning(tmp_path):
+    """The ledger keeps the config MANIFEST.json records; planning compares it with the config about to be
+    built: another config can only give other content, so it is named before any stage runs."""
+    kw = edge_cases(tmp_path / "w")
+    ledger = tmp_path / "ledger.json"
+    manifest = build(tmp_path, kw, version="v1", ledger=ledger)
+    recorded = json.loads(ledger.read_text())["releases"]["v1"]
+    assert recorded["config"] == manifest["config"] == config_used("v1", kw["grading"])
+    same = config_used("v1", kw["grading"])
+    assert planned_version_conflict(ledger, "v1", same) is None
+    assert planned_version_conflict(ledger, "v2", {**same, "queries": "all"}) is None  # a new version
+    other = json.loads(json.dumps(same))
+    other["doubting"]["shards"]["train"] = 7
+    message = planned_version_conflict(ledger, "v1", other)
+    assert message.startswith(f"doubting.version v1 is frozen: the release ledger {ledger} records it built with "
+                              "another config (doubting.shards.train: 500 then, 7 now).")
+    assert len(message.splitlines()) == 2 and "Set doubting.version to a new version" in message
+    many = {**other, "queries": "all", "retrieval": {}, "annotation": {}}
+    assert planned_version_conflict(ledger, "v1", many).splitlines()[0].endswith(" more).")
+    # a version recorded before the ledger kept configs: only stage_release's content check applies
+    del recorded["config"]
+    ledger.write_text(json.dumps({"releases": {"v1": recorded}}))
+    assert planned_version_conflict(ledger, "v1", other) is None
 
 
 # -- a build with empty splits: a small model grades nothing 2-3 ----------------------------------

@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 import yaml
+from snakemake.utils import validate
 
-from croissant_check import NO_DATE, NO_VERSION, check_croissant, croissant_records
+from croissant_check import NO_CITATION, NO_DATE, NO_VERSION, check_croissant, croissant_records
 from irdata.atomic import write_json_atomic, write_jsonl_atomic
 from irdata.eval44b.arms import Bm25Scorer
 from irdata.eval44b.card import card_markdown
-from irdata.eval44b.card_hub import REPO_ID, declared_configs, size_category
+from irdata.eval44b.card_hub import declared_configs, size_category
 from irdata.eval44b.inputs import read_texts_by_id
 from irdata.eval44b.metrics import metrics_from_ranks
 from irdata.eval44b.mining import mine
@@ -25,6 +26,7 @@ from irdata.eval44b.queries import write_queries
 from irdata.eval44b.score import run_arm
 from irdata.eval44b.screen import Screen
 from irdata.eval44b.split import SPLITS, split_papers
+from irdata.eval44b.stages import CARD_KEYS
 from irdata.json_files import read_jsonl
 from printed_commands import code_blocks
 
@@ -122,9 +124,20 @@ def demo_inputs(folder):
     return folder / "papers.jsonl", folder / "reviews.jsonl"
 
 
-def build(folder, settings=SCORING, mining=MINING, llm_arm=None, llm_gate=None):
+def release_settings(**keys) -> dict:
+    """The package's `release` settings: the schema's defaults (the real benchmark's) with `keys` over them."""
+    section = dict(keys)
+    validate(section, str(REPO / "schemas/eval44b.schema.yaml"))
+    return {key: section[key] for key in CARD_KEYS}
+
+
+REPO_ID = release_settings()["repo_id"]
+
+
+def build(folder, settings=SCORING, mining=MINING, llm_arm=None, llm_gate=None, release=None):
     """The release of the demo inputs under `folder`, scored by the random and BM25 arms and, given its
-    settings `llm_arm` (tests/unit/test_eval44b_llm_arm.py), the LLM arm, held to `llm_gate`."""
+    settings `llm_arm` (tests/unit/test_eval44b_llm_arm.py), the LLM arm, held to `llm_gate`; `release`:
+    what the card says the release is (default: the real benchmark's, the schema's defaults)."""
     p_in, r_in = demo_inputs(folder)
     w = folder / "work"
     split_papers(
@@ -212,16 +225,17 @@ def build(folder, settings=SCORING, mining=MINING, llm_arm=None, llm_gate=None):
             "scoring": dict(settings),
             "arms": {**ARMS, **({"llm": {k: llm_arm[k] for k in ("kind", "llm", "llm_answer")}} if llm_arm else {})},
             "llm_gate": llm_gate or {"limit": 0.005, "accept": False},
+            "release": release or release_settings(),
         },
     )
     return manifest, out
 
 
-def build_in(folder, monkeypatch, settings=SCORING, mining=MINING, **llm):
+def build_in(folder, monkeypatch, settings=SCORING, mining=MINING, **kw):
     """Build with relative paths inside `folder`, as Snakemake runs in the workflow folder."""
     folder.mkdir(parents=True, exist_ok=True)
     monkeypatch.chdir(folder)
-    return build(folder.relative_to(folder), settings, mining, **llm)
+    return build(folder.relative_to(folder), settings, mining, **kw)
 
 
 @pytest.fixture
@@ -434,6 +448,50 @@ def test_the_card_has_the_spec_sections_and_citation(built):
     bibtex = spec[spec.index("@misc{") :].strip()
     assert f"```bibtex\n{bibtex}\n```" in card
     assert "CC-BY-4.0" in card and "resolvable: false" in card
+
+
+def test_the_real_benchmarks_card_keeps_its_wording_and_repository(built):
+    manifest, out = built
+    card = out["card"].read_text()
+    lines = card.split("---\n", 2)[2].lstrip("\n").splitlines()
+    assert lines[0] == "# 44b Eval" and lines[2].startswith("A frozen 9-way reranking benchmark")
+    assert "demo" not in card.lower() and "invented" not in card
+    assert "# fetch title + abstract at each" in card and "**Rebuilding the text.**" in card
+    assert manifest["release"] == release_settings()
+    croissant = json.loads(out["croissant"].read_text())
+    assert croissant["license"] == "https://creativecommons.org/licenses/by/4.0/" and croissant["citeAs"].startswith(
+        "@misc{44beval2026,")
+    assert croissant["url"] == "https://huggingface.co/datasets/NYSgpt/44b-eval"
+
+
+def test_a_build_with_invented_ids_says_so_first_and_gives_no_fetch_or_citation(tmp_path, monkeypatch):
+    """The demo's settings (config.yaml's eval44b): the card opens by saying the data are invented, points at
+    the input files for the text, and has the demo's license, repository id and no citation."""
+    demo = yaml.safe_load((REPO / "config.yaml").read_text())["eval44b"]
+    release = release_settings(**{key: demo[key] for key in CARD_KEYS if key in demo})
+    assert release["ids_refer_to"] == "invented" and release["citation"] is None
+    manifest, out = build_in(tmp_path / "a", monkeypatch, release=release)
+    card = out["card"].read_text()
+    body = card.split("---\n", 2)[2].lstrip("\n")
+    first = " ".join(body.split("\n\n")[1].split())
+    assert body.startswith("# 44b Eval format: a build from invented data\n")
+    assert first.startswith(f"**Not the 44b Eval benchmark.** This build is made from {release['corpus_description']}: "
+                            "its papers, reviews, paper ids and OpenReview note ids are invented")
+    assert release["corpus_description"] in first and "papers.jsonl" in first and "reviews.jsonl" in first
+    for real in ("fetch", "@misc", "bibtex", "CC-BY", "cc-by", "NYSgpt", "A frozen", "resolves at its url",
+                 "Rebuilding the text"):
+        assert real not in card, real
+    assert front_matter(card)["license"] == release["license"]
+    assert release["license_note"].split(".")[0] in " ".join(card.split())
+    assert f'repo = "{release["repo_id"]}"' in card and "This build has no citation entry" in card
+    croissant = json.loads(out["croissant"].read_text())
+    assert "citeAs" not in croissant and croissant["license"] == release["license"]
+    assert croissant["description"].startswith("Not the 44b Eval benchmark")
+    check_croissant(out["sums"].parent, (NO_DATE, NO_VERSION, NO_CITATION))
+    # the How to use Python still runs as printed (the plain JSON lines block)
+    block = next("\n".join(b.lines) for b in code_blocks("README.md", card)
+                 if b.language == "python" and "json.loads" in "\n".join(b.lines) and "ranks" not in "\n".join(b.lines))
+    subprocess.run([sys.executable, "-c", block], cwd=out["card"].parent, check=True, capture_output=True)
 
 
 def test_ranks_file_recomputes_the_results(built):

@@ -118,6 +118,9 @@ EXPECTED = {
        for kind in ("cross_encoder", "bi_encoder")},
     "eval44b.finetune.bi_encoder.scale": {"fine_tune_44b_bi_encoder"},
     "eval44b.unresolvable_schemes": {"package_44b"},
+    # what the card and croissant.json say the release is
+    **{f"eval44b.{key}": {"package_44b"} for key in ("repo_id", "ids_refer_to", "corpus_description", "license",
+                                                      "license_note", "citation")},
     "eval44b.release": {"publish_44b"},  # the folder it publishes to, like doubting.package_dir
 }
 

@@ -6,6 +6,7 @@ audit tests only dry-run it, and revert every edit they make.
 """
 
 import json
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import pytest
 import yaml
 
 from croissant_check import NO_DATE, NOT_SEMVER, check_croissant
+from printed_commands import card_commands, run_shell
 from repo_copy import REPO, TINY_DEMO, copy_repo
 from workflow_run import Workflow
 
@@ -67,6 +69,22 @@ def test_package_is_complete_and_verifiable(built):
     header = yaml.safe_load((package / "README.md").read_text().split("---\n")[1])
     assert header["language"] == ["en"] and header["task_categories"] == ["text-retrieval"]
     assert header["size_categories"] and header["configs"]
+
+
+def test_the_cards_printed_commands_run_on_the_build_it_describes(built, tmp_path):
+    """Every command of the demo's card runs, as printed, in a copy of its folder beside the demo's inputs
+    (the demo grades nearly every dev pair 1: the card then prints the graded qrels at --min-rel 1)."""
+    package = tmp_path / PACKAGE
+    shutil.copytree(built.root / PACKAGE, package)
+    (tmp_path / "resources").symlink_to(built.root / "resources")
+    # the user's run: every judged dev pair at rank 1
+    graded = [line.split() for line in (package / "trec/dev.graded.qrels").read_text().splitlines()]
+    (package / "my_run.trec").write_text("".join(f"{q} Q0 {p} 1 1.0 mine\n" for q, _, p, _ in graded))
+    commands = card_commands(package / "README.md")
+    assert any("--export-train-qrels" in c for c in commands)
+    for command in commands:
+        run_shell(command, package)
+    assert "fourth command" not in (package / "README.md").read_text()
 
 
 def test_agent_traces_record_every_step(built):
@@ -132,7 +150,8 @@ def test_llm_server_settings_rerun_nothing(built):
 
 
 def test_a_search_setting_the_agent_reads_reruns_the_agent(built):
-    args = config_overlay(built, "ef.yaml", "retrieval:\n  dense: {ef_search: 200}\n")
+    # under a new version: the built one is frozen with the config it was built with (planning refuses another)
+    args = config_overlay(built, "ef.yaml", "retrieval:\n  dense: {ef_search: 200}\ndoubting:\n  version: v0.1-ef\n")
     assert set(built.planned_rules(PUBLISHED, *args)) == {"agent_search", "grade", "generate_answer", "wood", *RELEASE}
 
 

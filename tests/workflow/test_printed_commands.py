@@ -10,6 +10,7 @@ from __future__ import annotations
 import http.server
 import os
 import shlex
+import shutil
 import subprocess
 import threading
 from pathlib import Path
@@ -19,6 +20,7 @@ import yaml
 from snakemake.cli import get_argument_parser
 from test_production_config import production_inputs
 
+from irdata.demo_identity import OWN_IDENTITY
 from printed_commands import (
     SHELL_LANGUAGES,
     SYSTEM_PATH,
@@ -62,6 +64,7 @@ COMMANDS = {
     "bash tools/test.sh": CHECK,
     "vllm serve Qwen/Qwen3-8B --port 8000 --enable-auto-tool-choice --tool-call-parser hermes &": ABSENT,
     ".venv/bin/snakemake --profile profiles/local doubting --configfile config.yaml my-server.yaml": DRY,
+    ".venv/bin/snakemake --profile profiles/local --configfile config.yaml my-data.yaml my-server.yaml": DRY,
     "snakemake --profile profiles/slurm doubting --configfile config.yaml config/production.yaml "
     "llm_servers.yaml": DRY,
     ".venv/bin/snakemake --profile profiles/local -n                # what would run, with the reason for each "
@@ -114,6 +117,7 @@ COMMANDS = {
 # names, or merged into it; anything else says why it is not run
 BLOCKS = {
     ("README.md", "llm:"): ("write", "my-server.yaml"),
+    ("README.md", "doubting:"): ("write", "my-data.yaml"),
     ("README.md", "Snakefile            includes rules/*.smk, validates config.yaml; targets all, doubting, eval44b"):
         "the layout of the repository",
     ("docs/cluster.md", "set-resources:"): ("merge", "profiles/slurm/config.yaml"),
@@ -183,6 +187,7 @@ def copy(tmp_path_factory):
                     merged[key] = {**merged.get(key, {}), **value}
                 content = merged
             target.write_text(yaml.safe_dump(content, sort_keys=False))
+    own_data_files(root)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), ModelsHandler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     urls = root.parent / "llm_urls"
@@ -196,6 +201,42 @@ def copy(tmp_path_factory):
         yield root
     finally:
         server.shutdown()
+
+
+def own_data_files(root: Path) -> None:
+    """The input files README's my-data.yaml names: copies of the demo's files under the overlay's paths."""
+    mine = yaml.safe_load((root / "my-data.yaml").read_text())
+    demo = yaml.safe_load((root / "config.yaml").read_text())
+    for section, (inputs, _) in OWN_IDENTITY.items():
+        for key in inputs:
+            target = root / mine[section][key]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(root / demo[section][key], target)
+
+
+def test_the_readme_own_data_overlay_plans_both_releases_under_its_own_identity(copy):
+    """README's my-data.yaml: every input is not the demo's, every key that names a release is its own, and
+    both releases plan from it (the build itself runs the demo's stages: tests/workflow/test_demo_build.py)."""
+    mine = yaml.safe_load((copy / "my-data.yaml").read_text())
+    for section, (inputs, identity) in OWN_IDENTITY.items():
+        assert all(not mine[section][key].startswith("resources/demo/") for key in inputs)
+        for key in identity:
+            value = mine[section]
+            for part in key.split("."):
+                value = value[part]
+            assert "demo" not in str(value), (section, key)
+    out = run_shell("snakemake -n --quiet rules --profile profiles/local --configfile config.yaml my-data.yaml "
+                    "my-server.yaml", copy).stdout
+    assert all(rule in out for rule in ("validate_msmarco_inputs", "agent_search", "stage_release", "split_papers",
+                                        "package_44b")), out
+    # the overlay without one of its identity keys: the config check names it
+    partial = {**mine, "doubting": {k: v for k, v in mine["doubting"].items() if k != "version"}}
+    (copy / "partial.yaml").write_text(yaml.safe_dump(partial))
+    proc = subprocess.run(["bash", "-c", "snakemake -n --configfile config.yaml partial.yaml"], cwd=copy,
+                          env=activated_env(), capture_output=True, text=True, timeout=300)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "  doubting.version: 'v0.1-demo' (config.yaml)" in out, out
+    assert "repo_id" not in out and len(out.splitlines()) <= 8 and "Traceback" not in out, out
 
 
 def as_here(command: str, root: Path) -> str:

@@ -68,6 +68,35 @@ def test_the_production_overlay_in_a_demo_checkout_plans_the_input_check_again(w
         assert "data/msmarco/collection.tsv" in out and "data/msmarco/queries.train.tsv" in out
 
 
+def test_a_version_frozen_with_another_config_stops_at_planning_in_a_few_lines(wf):
+    # the release v-demo is built and frozen (the same build as the test above); then a setting changes
+    # under the same version: the build would publish other content as v-demo
+    server = ModelServer()
+    try:
+        build(wf, server, "demo")
+    finally:
+        server.close()
+    ledger = json.loads((wf.root / LEDGER).read_text())
+    assert ledger["releases"]["v-demo"]["config"]["annotation"]["answer_max_tokens"] == 24
+    published = (wf.root / PACKAGE / "SHA256SUMS").read_bytes()
+    server = ModelServer()
+    try:
+        start = time.monotonic()
+        proc = build(wf, server, "demo", annotation={"answer_max_tokens": 20}, check=False)
+        seconds = time.monotonic() - start
+    finally:
+        server.close()
+    out = proc.stdout + proc.stderr
+    print(f"\nstopped after {seconds:.1f} s:\n{out}")
+    assert proc.returncode != 0
+    assert ("doubting.version v-demo is frozen: the release ledger work/doubting-release-ledger.json records it "
+            "built with another config (annotation.answer_max_tokens: 24 then, 20 now).") in out
+    assert len(out.splitlines()) <= 6 and out.count("Traceback") == 0
+    # planning stopped it: no job ran, no LLM call was made, the frozen release is untouched
+    assert "Building DAG" not in out and not server.log
+    assert (wf.root / PACKAGE / "SHA256SUMS").read_bytes() == published
+
+
 @pytest.mark.parametrize("overlay, line", [
     ("doubting:\n  shard: 3\n", "doubting.shard: unknown key; did you mean `shards`? (in mine.yaml)"),
     ("shardz: 1\n", "shardz: unknown key; the keys here are: accept_llm_failures,"),

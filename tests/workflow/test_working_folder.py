@@ -37,8 +37,10 @@ def bad_input_run(workflow, run, *extra) -> tuple[subprocess.CompletedProcess, s
     run.mkdir(parents=True, exist_ok=True)
     (run / "bad.tsv").write_text("0\tfine passage\n1 a line without its tab\n")
     (run / "bad.yaml").write_text("doubting:\n  collection: bad.tsv\n")  # relative to the working folder
+    # other inputs than the demo's: the overlay names its own release (tests/own_release.yaml)
+    own = workflow.root / "tests/own_release.yaml"
     proc = workflow.snakemake("-d", str(run), "--profile", "profiles/local", "--cores", "1", *extra,
-                              "work/doubting/inputs.json", "--configfile", str(run / "bad.yaml"), check=False)
+                              "work/doubting/inputs.json", "--configfile", str(own), str(run / "bad.yaml"), check=False)
     return proc, (run / "logs/validate_msmarco_inputs.log").read_text()
 
 

@@ -31,7 +31,7 @@ def _key_path(parts) -> str:
     return ".".join(str(p) if not isinstance(p, int) else f"[{p}]" for p in parts).replace(".[", "[")
 
 
-def _has_path(data, parts) -> bool:
+def has_path(data, parts) -> bool:
     for part in parts:
         if isinstance(data, dict) and part in data:
             data = data[part]
@@ -44,7 +44,7 @@ def _has_path(data, parts) -> bool:
 
 def source_of(parts, config_files, overrides) -> str:
     """Where the value at `parts` was given: `--config`, or the last config file that sets it."""
-    if overrides and _has_path(overrides, parts):
+    if overrides and has_path(overrides, parts):
         return "--config"
     for path in reversed(list(config_files)):
         try:
@@ -52,7 +52,7 @@ def source_of(parts, config_files, overrides) -> str:
                 data = yaml.safe_load(fh)
         except (OSError, yaml.YAMLError):
             continue
-        if _has_path(data, parts):
+        if has_path(data, parts):
             return _shown(path)
     return "the config"
 

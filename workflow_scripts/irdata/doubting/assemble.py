@@ -36,6 +36,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..atomic import atomic_path, write_json_atomic, write_lines_atomic
+from ..grade_scale import GRADES
 from ..shard_files import OFFICIAL_ROWS, SPLIT_FILES, shard_file
 from ..shards import read_id_list
 from .judgments import ShardJudgments, qrels_rows, shard_judgments
@@ -194,7 +195,8 @@ def _assemble_split(split: SplitInputs, writers: ReleaseWriters, threads: int) -
 def _write_trec_qrels(path, parquet) -> dict:
     """`query_id 0 passage_id grade` lines of a parquet file's rows, in its order (a dev pair has one
     judgment: official rows are only those the agent did not propose); return its counts for the card:
-    lines, and queries with a pair of grade >= 2 (those evaluate.py averages over by default)."""
+    lines, queries with a pair of grade >= 2 (those evaluate.py averages over by default) and, for every
+    positive grade g, the queries with a pair of grade >= g (those it averages over at `--min-rel g`)."""
     table = pq.read_table(parquet, columns=["query_id", "passage_id", "grade"])
     with atomic_path(path) as tmp:
         with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
@@ -203,8 +205,11 @@ def _write_trec_qrels(path, parquet) -> dict:
                     lines = pc.binary_join_element_wise(batch.column("query_id"), "0", batch.column("passage_id"),
                                                         pc.cast(batch.column("grade"), STRING), " ")
                     fh.write("\n".join(lines.to_pylist()) + "\n")
-    relevant = table.filter(pc.greater_equal(table.column("grade"), 2)).column("query_id")
-    return {"lines": table.num_rows, "queries_grade2": len(pc.unique(relevant))}
+    def queries_at_least(grade: int) -> int:
+        return len(pc.unique(table.filter(pc.greater_equal(table.column("grade"), grade)).column("query_id")))
+
+    return {"lines": table.num_rows, "queries_grade2": queries_at_least(2),
+            "queries_min_grade": {str(g): queries_at_least(g) for g in GRADES if g > 0}}
 
 
 def assemble(out_dir, ids: dict, shards: dict[str, list[ShardPaths]], train_qrels, dev_qrels,

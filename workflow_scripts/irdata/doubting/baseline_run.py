@@ -11,6 +11,11 @@ package in the core env).
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pyarrow.compute as pc
+from pyarrow import csv
+
 from ..stage import Stage, canonical
 
 RUN_FILE = "examples/bm25_dev.trec"  # in the release folder
@@ -22,3 +27,19 @@ STAGE = Stage(
     script="workflow_scripts/bm25_dev_run.py",
     settings=lambda config, **_: canonical({"bm25": config["retrieval"]["bm25"], "depth": DEPTH, "run_tag": RUN_TAG}),
 )
+
+
+def run_counts(path) -> dict:
+    """What the card says of the run file, counted from it: its lines, the queries with a line, how many of
+    them reach DEPTH lines and the fewest lines of one (a query with fewer has fewer passages sharing a term)."""
+    if not Path(path).stat().st_size:
+        return {"depth": DEPTH, "lines": 0, "queries_with_lines": 0, "queries_at_depth": 0, "fewest_lines": None}
+    table = csv.read_csv(path, read_options=csv.ReadOptions(column_names=["query_id", "q0", "passage_id", "rank",
+                                                                           "score", "tag"]),
+                         parse_options=csv.ParseOptions(delimiter=" "),
+                         convert_options=csv.ConvertOptions(include_columns=["query_id"],
+                                                            column_types={"query_id": "string"}))
+    per_query = pc.value_counts(table.column("query_id")).field("counts")
+    return {"depth": DEPTH, "lines": table.num_rows, "queries_with_lines": len(per_query),
+            "queries_at_depth": pc.sum(pc.greater_equal(per_query, DEPTH)).as_py(),
+            "fewest_lines": pc.min(per_query).as_py()}

@@ -20,7 +20,7 @@ from string import Template
 from ..grade_scale import GRADES
 from ..grading_modes import grading_mode
 from . import baseline_run
-from .assemble import CONFIG_SPLITS, TREC_GRADED
+from .assemble import CONFIG_SPLITS, TREC_GRADED, TREC_STRICT
 from .card_parts import audit_text, column_meanings, f2, llm_failures_text, md_table, med, n, schema_table
 from .hub_metadata import declared_configs, front_matter
 
@@ -142,13 +142,86 @@ def budgets_text(config: dict, t: dict, d: dict) -> str:
             f"longest reach {n(d['max_agent_rank'])} and {n(t['max_agent_rank'])}.")
 
 
-def bm25_run_text(config: dict, d: dict) -> str:
+DEFAULT_MIN_REL = 2  # examples/evaluate.py's default: the release's convention
+
+
+def evaluation_qrels(trec: dict) -> tuple[str, int] | None:
+    """The qrels file and --min-rel that evaluate.py can score on this build (MANIFEST.json's trec counts):
+    the strict qrels when they have a pair, else the graded ones at the highest level with a pair (the
+    release's convention, grade >= 2, when it has one); None when no dev pair has a positive grade."""
+    if trec[TREC_STRICT]["lines"]:
+        return TREC_STRICT, DEFAULT_MIN_REL
+    by_grade = trec[TREC_GRADED].get("queries_min_grade", {})
+    levels = [g for g in range(DEFAULT_MIN_REL, 0, -1) if by_grade.get(str(g))]
+    return (TREC_GRADED, levels[0]) if levels else None
+
+
+def evaluation_commands(trec: dict) -> str:
+    """The card's evaluate.py commands: only ones that run on this build, with the reason at the commands
+    when the strict qrels are empty."""
+    chosen = evaluation_qrels(trec)
+    export = ("python examples/evaluate.py --export-train-qrels train.qrels --package .   "
+              "# TREC qrels from the qrels train split")
+    lines = []
+    if chosen is None:
+        lines += [f"# this build has no dev pair of grade 1 or more: {TREC_STRICT} is empty and evaluate.py exits",
+                  f"# with an error on it and on {TREC_GRADED} (no query has a relevant pair to score)"]
+        return "\n".join([*lines, export])
+    qrels, min_rel = chosen
+    flag = "" if min_rel == DEFAULT_MIN_REL else f" --min-rel {min_rel}"
+    if qrels == TREC_GRADED:
+        lines += [f"# this build has no strict pair (no dev pair got grade 3): {TREC_STRICT} is empty and",
+                  "# evaluate.py exits with an error on it; these score the graded qrels"
+                  + (f", grade >= {min_rel} relevant:" if flag else ":")]
+    lines += [f"python examples/evaluate.py --qrels {qrels} --run my_run.trec{flag}",
+              f"python examples/evaluate.py --qrels {qrels} --run my_run.trec{flag} --per-query per_query.tsv"]
+    if qrels == TREC_STRICT:
+        lines.append(f"python examples/evaluate.py --qrels {TREC_GRADED} --run my_run.trec")
+    lines += [f"python examples/evaluate.py --qrels {qrels} --run examples/bm25_dev.trec{flag}   # the BM25 baseline",
+              export]
+    return "\n".join(lines)
+
+
+def no_strict_text(trec: dict) -> str:
+    """What the MRR@10 and Recall@100 bullet adds when the strict qrels are empty."""
+    if trec[TREC_STRICT]["lines"]:
+        return ""
+    chosen = evaluation_qrels(trec)
+    text = (f" This build has no strict dev pair: {TREC_STRICT} is empty, and evaluate.py says so and exits with "
+            "an error.")
+    if chosen is None:
+        return text + " No dev pair has a grade above 0 either, so no qrels of this build can score a run."
+    _, min_rel = chosen
+    if min_rel == DEFAULT_MIN_REL:
+        return text + f" The commands above score {TREC_GRADED} instead, grade-2 pairs relevant (below)."
+    by_grade = trec[TREC_GRADED]["queries_min_grade"]
+    return (text + f" No dev pair has grade 2 either: the commands above score {TREC_GRADED} with --min-rel "
+            f"{min_rel}, which counts grade-1 pairs (marginally related) as relevant, over the "
+            f"{n(by_grade[str(min_rel)])} queries with such a pair: not the release's convention, and not comparable "
+            "with scores at grade >= 2.")
+
+
+def bm25_run_text(config: dict, d: dict, run: dict, trec: dict) -> str:
+    """examples/bm25_dev.trec as MANIFEST.json counts it (`baseline_run`, counted from the file)."""
     bm25 = config["retrieval"]["bm25"]
     params = ", ".join(f"{k} = {bm25[k]}" for k in sorted(bm25))
-    return (f"the top {baseline_run.DEPTH} passages (run tag {baseline_run.RUN_TAG}) of each of the {n(d['queries'])} "
-            f"development queries by the agent's BM25 index (bm25s, {params}), searched with the query text (a query "
-            "with no indexed term has no line). The fourth command above scores it; compare your own run with it "
-            "the same way.")
+    depth, with_lines = run["depth"], run["queries_with_lines"]
+    lines = (f"the BM25 ranking (run tag {baseline_run.RUN_TAG}) of the {n(d['queries'])} development queries by "
+             f"the agent's BM25 index (bm25s, {params}), searched with the query text: at most {depth} passages a "
+             f"query, those that share a term with it. It has {n(run['lines'])} lines on {n(with_lines)} queries")
+    if with_lines:
+        short = with_lines - run["queries_at_depth"]
+        lines += (f"; {n(run['queries_at_depth'])} have {depth}" +
+                  (f", {n(short)} fewer (the fewest {n(run['fewest_lines'])}: fewer passages share a term with them)"
+                   if short else ""))
+    missing = d["queries"] - with_lines
+    if missing:
+        lines += f"; {n(missing)} have no line (no query term is in the index)"
+    chosen = evaluation_qrels(trec)
+    scores = ("No command above scores it: no dev pair of this build has a grade above 0." if chosen is None else
+              f"`--qrels {chosen[0]} --run examples/bm25_dev.trec` above scores it; compare your own run with it the "
+              "same way.")
+    return f"{lines}. {scores}"
 
 
 def render(manifest: dict, inputs: dict, batch_descriptions: dict) -> str:
@@ -263,8 +336,6 @@ python examples/join_text.py --config judgments --split dev --collection {from_p
 ```"""
     trec = manifest["trec"]
     graded = trec[TREC_GRADED]
-    no_strict = ("" if d["strict_queries"] else " This build has no strict dev pair: trec/dev.strict.qrels is empty, "
-                 "and evaluate.py says so and exits with an error.")
 
     fill = {
         "repo_id": repo_id, "title": TITLE, "version": version, "what": what, "provides": _provides(rows, d, msmarco),
@@ -299,8 +370,9 @@ python examples/join_text.py --config judgments --split dev --collection {from_p
         "train_batches": _batches(t["acquisition_batches"], batch_descriptions.get("train", {})),
         "audit": audit_text(manifest["audit"]), "id_source": "MS MARCO" if msmarco else "the corpus files",
         "schema": schema_table(column_meanings(t, official, grading_column)), "loading": "\n".join(load_lines),
-        "joining": joining, "no_strict": no_strict, "graded_pairs": n(graded["lines"]),
-        "graded_queries": n(graded["queries_grade2"]), "bm25_run": bm25_run_text(config, d),
+        "joining": joining, "no_strict": no_strict_text(trec), "evaluation": evaluation_commands(trec),
+        "graded_pairs": n(graded["lines"]), "graded_queries": n(graded["queries_grade2"]),
+        "bm25_run": bm25_run_text(config, d, manifest["baseline_run"], trec),
         "license_id": settings["license"], "license_note": settings["license_note"],
         "citation": (f"Paper: {paper}. The citation entry will be added with the paper." if paper else
                      "No paper accompanies this build; cite the release by its repository id and version."),

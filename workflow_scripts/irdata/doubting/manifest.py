@@ -1,10 +1,11 @@
 """MANIFEST.json, SHA256SUMS and the release ledger of the Doubting MS MARCO package.
 
-- MANIFEST.json: version, row counts of every config and split, the counts of the trec/ qrels, every
-  count of the card, sha256 of every input (inputs.json) and of every code, prompt and env file, the LLM
-  model and server identity, the config used, the grading failures, the LLM failures per stage and split
-  (`failures`, with the grade constraint paths of each split) and the LLM tokens per stage. Sorted keys,
-  no timestamps, no absolute paths: identical inputs give identical bytes.
+- MANIFEST.json: version, row counts of every config and split, the counts of the trec/ qrels and of
+  examples/bm25_dev.trec (`baseline_run`), every count of the card, sha256 of every input (inputs.json)
+  and of every code, prompt and env file, the LLM model and server identity, the config used, the grading
+  failures, the LLM failures per stage and split (`failures`, with the grade constraint paths of each
+  split) and the LLM tokens per stage. Sorted keys, no timestamps, no absolute paths: identical inputs
+  give identical bytes.
 - SHA256SUMS: GNU `sha256sum` format (`<hex>  <relative path>`), sorted by path, every file of the
   package but itself; `sha256sum -c --strict SHA256SUMS` passes in the package folder.
 - Release ledger: a JSON file outside Snakemake's outputs (Snakemake deletes outputs before a
@@ -17,6 +18,7 @@ from __future__ import annotations
 import fnmatch
 import glob
 import hashlib
+import json
 from collections import Counter
 from pathlib import Path
 
@@ -81,7 +83,8 @@ def grading_failures(stats: dict) -> dict:
 
 
 def build_manifest(stats: dict, version: str, repo_id: str, inputs: dict, identity: dict, config: dict,
-                   code: dict[str, str], rules: str, failures: dict | None = None, audit: dict | None = None) -> dict:
+                   code: dict[str, str], rules: str, failures: dict | None = None, audit: dict | None = None,
+                   baseline_run: dict | None = None) -> dict:
     rows: dict[str, dict[str, int]] = {}
     for key, count in stats["rows"].items():
         config_name, split = key.split("/")
@@ -93,6 +96,7 @@ def build_manifest(stats: dict, version: str, repo_id: str, inputs: dict, identi
         "rows": rows,
         "ids": stats["ids"],
         "trec": stats["trec"],
+        "baseline_run": baseline_run,
         "counts": counts,
         "selection_rules": rules,
         "inputs": inputs,
@@ -173,8 +177,41 @@ def check_ledger(path, version: str, digest: str) -> bool:
     return False
 
 
-def record_ledger(path, version: str, digest: str, package_dir: str) -> None:
+def record_ledger(path, version: str, digest: str, package_dir: str, config: dict | None = None) -> None:
+    """Record `version` with its content hash and `config`, MANIFEST.json's config (planned_version_conflict)."""
     remove_leftovers(path)  # the temporary file of a publish killed while it wrote the ledger
     ledger = read_ledger(path)
-    ledger["releases"][version] = {"sha256sums_sha256": digest, "package": str(package_dir)}
+    ledger["releases"][version] = {"sha256sums_sha256": digest, "package": str(package_dir),
+                                   **({"config": config} if config is not None else {})}
     write_json_atomic(path, ledger)
+
+
+def _differences(recorded, current, path=()) -> list[tuple[str, object, object]]:
+    """(key path, recorded value, current value) of every leaf where two configs differ."""
+    if isinstance(recorded, dict) and isinstance(current, dict):
+        return [d for key in sorted(set(recorded) | set(current), key=str)
+                for d in _differences(recorded.get(key), current.get(key), (*path, str(key)))]
+    return [] if recorded == current else [(".".join(path), recorded, current)]
+
+
+def planned_version_conflict(path, version: str, config: dict, shown: int = 3) -> str | None:
+    """At planning, before any stage runs: why building `config` (MANIFEST.json's config, config_used) as
+    `version` would be refused, or None. MANIFEST.json records that config, so a version recorded with
+    another one can only be built with other content. What planning cannot know (the raw inputs' bytes, the
+    code, the LLM's answers) stays with stage_release's check of the content hash (check_ledger); so does a
+    version recorded before the ledger kept configs."""
+    recorded = read_ledger(path)["releases"].get(version, {}).get("config")
+    if recorded is None:
+        return None
+    diffs = _differences(recorded, config)
+    if not diffs:
+        return None
+    def short(value) -> str:
+        text = json.dumps(value, sort_keys=True)
+        return text if len(text) <= 40 else text[:37] + "..."
+
+    listed = "; ".join(f"{key}: {short(old)} then, {short(new)} now" for key, old, new in diffs[:shown])
+    more = f" and {len(diffs) - shown} more" if len(diffs) > shown else ""
+    return (f"doubting.version {version} is frozen: the release ledger {path} records it built with another config "
+            f"({listed}{more}).\nSet doubting.version to a new version to build this config (or restore the "
+            "recorded one).")

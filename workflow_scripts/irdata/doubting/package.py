@@ -23,7 +23,7 @@ from ..msmarco_inputs import check_inputs_current
 from ..publish import publish_release
 from . import card, manifest, select
 from .assemble import DATA_FILES, ID_FILES, STATS, TREC_GRADED, TREC_STRICT
-from .baseline_run import RUN_FILE
+from .baseline_run import RUN_FILE, run_counts
 from .release_croissant import release_croissant
 
 EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
@@ -75,7 +75,7 @@ def build_package(assembled_dir, out_dir, version: str, repo_id: str, inputs_jso
         shutil.copyfile(bm25_run, tmp / RUN_FILE)
         code = manifest.file_hashes(code_root, code_paths)
         man = manifest.build_manifest(stats, version, repo_id, inputs.get("files", inputs), identity, config, code,
-                                      selection_rules(), failures, audit)
+                                      selection_rules(), failures, audit, run_counts(tmp / RUN_FILE))
         (tmp / manifest.MANIFEST).write_text(json_text(man), encoding="utf-8", newline="\n")
         # the card says what the manifest records: one source for both
         (tmp / "README.md").write_text(card.render(man, inputs, batch_descriptions), encoding="utf-8",
@@ -121,11 +121,12 @@ def set_aside_other_version(package_dir: Path, version: str) -> None:
 def publish_package(staged_dir, package_dir, ledger) -> dict:
     """Publish a staged release at `package_dir` and record its version in the ledger; return the record."""
     staged_dir, package_dir = Path(staged_dir), Path(package_dir)
-    version = read_json(staged_dir / manifest.MANIFEST)["version"]
+    staged = read_json(staged_dir / manifest.MANIFEST)
+    version = staged["version"]
     digest = manifest.content_hash((staged_dir / manifest.SHA256SUMS).read_text(encoding="utf-8"))
     is_new = manifest.check_ledger(ledger, version, digest)
     set_aside_other_version(package_dir, version)
     publish_release(staged_dir, package_dir, "stage_release")
     if is_new:
-        manifest.record_ledger(ledger, version, digest, package_dir)
+        manifest.record_ledger(ledger, version, digest, package_dir, staged["config"])
     return {"version": version, "sha256sums_sha256": digest, "package": str(package_dir)}

@@ -1,10 +1,11 @@
 """The release's dataset card (README.md): the sections of spec/44b-eval.card.txt, every number read from
-the manifest and the arms' results (results.jsonl), none typed in or recomputed. No dates: same inputs, same
+the manifest and the arms' results (results.jsonl), none typed in or recomputed; what the build is (its ids,
+corpus, license) from the manifest's `release` (the config's eval44b keys). No dates: same inputs, same
 bytes. The front matter and the How to use, Licensing and Citation sections: card_hub."""
 
 from __future__ import annotations
 
-from .card_hub import front_matter, hub_sections
+from .card_hub import INVENTED, front_matter, hub_sections, input_path
 from .split import SPLITS
 
 ARM_TITLES = {
@@ -57,6 +58,49 @@ def unresolvable_note(census: dict) -> str:
         f"{_n(negatives)} negatives ({_share(census['test_unresolvable_negatives_share'])}){also} are curated web "
         f"documents with no third-party identifier (scheme {schemes}) and are marked resolvable: false."
     )
+
+
+def intro(manifest: dict, n_cand: int, n_neg: int) -> list[str]:
+    """The card's first lines: what the build is. A build with invented ids says so first (the demo), and
+    that its numbers measure nothing about real papers; the benchmark's own wording otherwise."""
+    release, counts = manifest["release"], manifest["counts"]
+    test_q, test_papers = counts["queries_released"]["test"], counts["papers_released"]["test"]
+    chance = manifest["scoring"]["chance"]["P@1"]
+    shape = (f"{_n(test_q)} test queries over {_n(test_papers)} papers, {n_cand} candidates each "
+             f"(1 positive + {n_neg} hard negatives). Chance P@1 = {chance:.3f}.")
+    corpus = release["corpus_description"]
+    if release["ids_refer_to"] == INVENTED:
+        return [
+            "# 44b Eval format: a build from invented data",
+            "",
+            f"**Not the 44b Eval benchmark.** This build is made from {corpus or 'invented data'}: its papers, "
+            "reviews, paper ids and OpenReview note ids are invented, no id or url resolves at a public source, and "
+            "its numbers say nothing about real papers or rerankers (eval44b.ids_refer_to: invented). The text is "
+            f"in the build's input files {input_path(manifest, 'papers')} and {input_path(manifest, 'reviews')}.",
+            "",
+            f"A {n_cand}-way reranking set in the format of 44b Eval, queried by the invented reviews: {shape}",
+        ]
+    built_from = f" Built from {corpus}." if corpus else ""
+    return [
+        "# 44b Eval",
+        "",
+        f"A frozen {n_cand}-way reranking benchmark over machine-learning papers, queried by their peer reviews: "
+        f"{shape}{built_from}",
+    ]
+
+
+def text_paragraph(manifest: dict) -> str:
+    """Where the text of the queries and candidates is: at the urls, or in the input files of a build with
+    invented ids."""
+    census, source = manifest["id_schemes"], manifest["queries"]["source"]
+    schemes = (f"Test candidates by id scheme: positives {_schemes(census['test_positives'])}; negatives "
+               f"{_schemes(census['test_negatives'])}.")
+    if manifest["release"]["ids_refer_to"] == INVENTED:
+        return (f"**The text.** The ids are invented and resolve nowhere: the query is the review's text ({source}) "
+                f"in {input_path(manifest, 'reviews')}, by note_id; each candidate is the title + abstract of the "
+                f"paper of its scheme and id in {input_path(manifest, 'papers')}. {schemes}")
+    return (f"**Rebuilding the text.** The query is the review's text at note_url ({source}). Each candidate is the "
+            f"title + abstract of the paper at its url. {schemes} " + unresolvable_note(census))
 
 
 def arm_title(result: dict, scoring: dict) -> str:
@@ -116,15 +160,9 @@ def card_markdown(manifest: dict, results: list[dict]) -> str:
     test_q = counts["queries_released"]["test"]
     # the papers of the released test queries: the intro, the Counts table and the Disjointness section
     test_papers = counts["papers_released"]["test"]
-    chance = scoring["chance"]
-    census = manifest["id_schemes"]
     lines = [
         *front_matter(manifest),
-        "# 44b Eval",
-        "",
-        f"A frozen {n_cand}-way reranking benchmark over machine-learning papers, queried by their peer reviews: "
-        f"{_n(test_q)} test queries over {_n(test_papers)} papers, {n_cand} candidates each "
-        f"(1 positive + {n_neg} hard negatives). Chance P@1 = {chance['P@1']:.3f}.",
+        *intro(manifest, n_cand, n_neg),
         "",
         "## Contents",
         "",
@@ -140,10 +178,7 @@ def card_markdown(manifest: dict, results: list[dict]) -> str:
         "SHA256SUMS holds the sha256 of every file above, of croissant.json (Croissant 1.0 metadata) and of this "
         "card; manifest.json that of each data file.",
         "",
-        f"**Rebuilding the text.** The query is the review's text at note_url ({manifest['queries']['source']}). "
-        "Each candidate is the title + abstract of the paper at its url. Test candidates by id scheme: positives "
-        f"{_schemes(census['test_positives'])}; negatives {_schemes(census['test_negatives'])}. "
-        + unresolvable_note(census),
+        text_paragraph(manifest),
         "",
         "## Counts",
         "",

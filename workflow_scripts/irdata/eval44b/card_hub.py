@@ -1,6 +1,8 @@
 """The Hugging Face parts of the 44b card (spec/44b-eval.card.txt): the YAML front matter, How to use,
-Licensing, Contact and Citation. The numbers come from the manifest; the repository id, license and
-citation are the release's own (the spec's), the same for every build.
+Licensing, Contact and Citation. The numbers come from the manifest; the repository id, license, license
+note and citation are the release's own, from the config (eval44b: repo_id, license, license_note, citation;
+the schema's defaults are the spec's), recorded in the manifest's `release`. A build whose ids are invented
+(eval44b.ids_refer_to: invented, the demo) gets no instructions to fetch text at its urls.
 
 The front matter's `configs:` maps each config and split to its JSON lines file, so that
 `datasets.load_dataset(<release folder>)` works offline; a split whose file has no rows is left out
@@ -13,9 +15,8 @@ import json
 
 from ..hub_sizes import size_category
 
-REPO_ID = "NYSgpt/44b-eval"
 PRETTY_NAME = "44b Eval"
-LICENSE = "cc-by-4.0"
+INVENTED = "invented"  # eval44b.ids_refer_to of a build whose ids resolve nowhere
 # config -> (split, file) in card order; the first declared config is the default
 CONFIGS = (
     ("default", (("test", "test.jsonl"),)),
@@ -25,12 +26,11 @@ CONFIGS = (
 )
 # the files whose rows are the dataset's examples (queries): the size category counts them
 QUERY_FILES = ("test.jsonl", "train_pairs.jsonl", "val_pairs.jsonl")
-CITATION = """@misc{44beval2026,
-  title  = {44b Eval: a peer-review-queried hard-negative reranking benchmark over ML papers},
-  author = {NYSgpt},
-  year   = {2026},
-  url    = {https://huggingface.co/datasets/NYSgpt/44b-eval}
-}"""
+
+
+def input_path(manifest: dict, name: str) -> str:
+    """The path of an input file of the build (manifest `inputs`: papers, reviews), as the config named it."""
+    return manifest["inputs"][name]["path"]
 
 
 def declared_configs(files: dict) -> dict[str, list[tuple[str, str]]]:
@@ -51,7 +51,7 @@ def front_matter(manifest: dict) -> list[str]:
     lines = [
         "---",
         f"pretty_name: {q(PRETTY_NAME)}",
-        f"license: {q(LICENSE)}",
+        f"license: {q(manifest['release']['license'])}",
         "language:",
         f"- {q('en')}",
         "task_categories:",
@@ -89,10 +89,28 @@ def _loading(configs: dict) -> list[str]:
     return lines
 
 
+def _text_lines(manifest: dict) -> list[str]:
+    """The plain JSON lines loop of How to use: where each text is, at its url or, for invented ids, in the
+    build's input files."""
+    if manifest["release"]["ids_refer_to"] == INVENTED:
+        return [
+            '    query_id = r["note_id"]  # the review: its summary in ' + input_path(manifest, "reviews"),
+            '    candidates = [r["positive"], *r["negatives"]]  # title + abstract: the paper of each {scheme, id} in '
+            + input_path(manifest, "papers"),
+        ]
+    return [
+        '    query_url = r["note_url"]  # fetch the review\'s summary here',
+        '    candidates = [r["positive"], *r["negatives"]]  # fetch title + abstract at each ["url"]',
+    ]
+
+
 def hub_sections(manifest: dict) -> list[str]:
     """How to use, Licensing, Contact and Citation, as markdown lines."""
     candidates = manifest["scoring"]["candidates_per_query"]
     configs = declared_configs(manifest["files"])
+    release = manifest["release"]
+    citation = (["```bibtex", release["citation"], "```"] if release["citation"] else
+                ["This build has no citation entry (eval44b.citation is null)."])
     return [
         "## How to use",
         "",
@@ -103,7 +121,7 @@ def hub_sections(manifest: dict) -> list[str]:
         "```python",
         "from datasets import load_dataset",
         "",
-        f'repo = "{REPO_ID}"  # or the path of a local copy of this folder',
+        f'repo = "{release["repo_id"]}"  # or the path of a local copy of this folder',
         *_loading(configs),
         "```",
         "",
@@ -114,8 +132,7 @@ def hub_sections(manifest: dict) -> list[str]:
         "",
         'rows = [json.loads(line) for line in open("test.jsonl", encoding="utf-8")]',
         "for r in rows:",
-        '    query_url = r["note_url"]  # fetch the review\'s summary here',
-        '    candidates = [r["positive"], *r["negatives"]]  # fetch title + abstract at each ["url"]',
+        *_text_lines(manifest),
         f"    # score all {candidates} with your reranker; the positive is at index 0 before you shuffle",
         "```",
         "",
@@ -138,10 +155,7 @@ def hub_sections(manifest: dict) -> list[str]:
         "",
         "## Licensing",
         "",
-        "Review text belongs to its authors on OpenReview; abstracts come from Semantic Scholar, OpenAlex and "
-        "arXiv under their own terms. None of that text is redistributed here. This release ships identifiers, "
-        f"the benchmark construction, and our own measurements, released {LICENSE.upper()}. A third party "
-        "resolves the IDs against the same public sources we did, which is the standard MS MARCO / BEIR shape.",
+        release["license_note"],
         "",
         "## Contact",
         "",
@@ -149,7 +163,5 @@ def hub_sections(manifest: dict) -> list[str]:
         "",
         "## Citation",
         "",
-        "```bibtex",
-        CITATION,
-        "```",
+        *citation,
     ]

@@ -259,6 +259,8 @@ def _write_release(paths: dict, out: dict, settings: dict) -> dict:
     mining_reports = {split: read_json(paths["mining_reports"][split]) for split in SPLITS}
     manifest = {
         "name": "44b-eval",
+        # what the card and croissant.json say the release is: its ids, repository id, license, citation
+        "release": settings["release"],
         "split": {
             "rule": split_report["rule"],
             "salt": split_report["salt"],
@@ -313,7 +315,7 @@ def _write_release(paths: dict, out: dict, settings: dict) -> dict:
     with atomic_open(out["card"]) as fh:
         fh.write(card_markdown(manifest, lines))
     # after every other file, before SHA256SUMS, which lists it (the order: release_croissant)
-    release_croissant(out)
+    release_croissant(out, settings["release"])
     names = sorted(release_name(k) for k in RELEASE_KEYS)
     with atomic_open(out["sums"]) as fh:
         fh.write(sha256sums_text(folder, names))

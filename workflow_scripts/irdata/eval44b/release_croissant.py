@@ -12,12 +12,17 @@ from pathlib import Path
 
 from ..atomic import write_json_atomic
 from ..croissant import BOOLEAN, FLOAT, INTEGER, TEXT, URL, Column, RecordSet, croissant_metadata
-from .card_hub import CITATION, REPO_ID
+from .card_hub import INVENTED
 
-LICENSE = "https://creativecommons.org/licenses/by/4.0/"  # card_hub.LICENSE as Croissant wants it: a URL
+# a license identifier of the card as Croissant wants it, a URL, where one is known
+LICENSE_URLS = {"cc-by-4.0": "https://creativecommons.org/licenses/by/4.0/"}
 DESCRIPTION = ("A frozen 9-way reranking benchmark over machine-learning papers, queried by their peer reviews: "
                "for each query, an OpenReview review, its paper (the positive) and eight mined hard-negative papers, "
                "as identifiers with their public URLs, and the scored result of every arm. No review or paper text.")
+INVENTED_DESCRIPTION = ("Not the 44b Eval benchmark: a build of its workflow from {corpus}, whose papers, reviews and "
+                        "ids are invented and resolve nowhere. In the benchmark's format: for each query, a review, "
+                        "its paper (the positive) and eight mined hard-negative papers, as identifiers, and the "
+                        "scored result of every arm. No review or paper text.")
 
 _REF = (Column("scheme", TEXT, "arxiv, openalex, s2 or another identifier scheme"), Column("id", TEXT),
         Column("url", URL), Column("resolvable", BOOLEAN, "false for a candidate without a third-party "
@@ -59,14 +64,17 @@ FILES = {
 }
 
 
-def release_croissant(out: dict) -> None:
+def release_croissant(out: dict, release: dict) -> None:
     """Write out["croissant"]; `out`: package()'s paths, every file of FILES written, in the folder of
-    out["sums"]."""
+    out["sums"]; `release`: the package settings' release (repository id, ids, license, citation)."""
     folder = Path(out["sums"]).parent
     rel = {key: Path(out[key]).relative_to(folder).as_posix() for key in FILES}
     record_sets = [RecordSet(key, rel[key], columns, description)
                    for key, (description, columns) in FILES.items() if columns]
-    metadata = croissant_metadata(folder, REPO_ID, DESCRIPTION, LICENSE, f"https://huggingface.co/datasets/{REPO_ID}",
-                                  None, CITATION, {rel[key]: description for key, (description, _) in FILES.items()},
-                                  record_sets)
+    repo_id = release["repo_id"]
+    summary = (INVENTED_DESCRIPTION.format(corpus=release["corpus_description"] or "invented data")
+               if release["ids_refer_to"] == INVENTED else DESCRIPTION)
+    metadata = croissant_metadata(folder, repo_id, summary, LICENSE_URLS.get(release["license"], release["license"]),
+                                  f"https://huggingface.co/datasets/{repo_id}", None, release["citation"],
+                                  {rel[key]: description for key, (description, _) in FILES.items()}, record_sets)
     write_json_atomic(out["croissant"], metadata)

@@ -19,6 +19,8 @@ FINETUNE_KINDS = ("cross_encoder", "bi_encoder")
 FINETUNED_ARMS = {"finetuned_cross_encoder": "cross_encoder", "finetuned_bi_encoder": "bi_encoder"}
 ARM_PROMPT = "prompts/grade_44b_pair.txt"
 SPLIT_KEYS = ("format", "salt", "key_format", "split")
+# the eval44b keys that say what the release is (its card and croissant.json), not how it is built
+CARD_KEYS = ("repo_id", "ids_refer_to", "corpus_description", "license", "license_note", "citation")
 ARM_COMMON_KEYS = ("query_chars", "document_chars", "seed", "record_timing")
 
 
@@ -108,14 +110,16 @@ def arm_settings(config: dict, arm: str) -> dict:
 
 
 def package_settings(config: dict) -> dict:
-    """What the package reads; `llm_gate`: the LLM arm's grades are held to the Doubting grades' limit (the
+    """What the package reads; `release`: what the card and croissant.json say the release is (its ids, repository
+    id, license, citation); `llm_gate`: the LLM arm's grades are held to the Doubting grades' limit (the
     same unit, pairs without a grade), with the same override (eval44b/package.py)."""
     e44, mining = config["eval44b"], mining_retrieval(config)
     return {"split": e44["split"], "unresolvable_schemes": e44["unresolvable_schemes"],
             "mining_recipe": e44["mining"], "mining_search": {"bm25": mining["bm25"], "dense": mining["dense"]},
             "scoring": scoring_settings(config), "arms": {arm: arm_settings(config, arm) for arm in arms(config)},
             "llm_gate": {"limit": config["annotation"]["failure_limits"]["grade"],
-                         "accept": config["accept_llm_failures"]}}
+                         "accept": config["accept_llm_failures"]},
+            "release": {key: e44[key] for key in CARD_KEYS}}
 
 
 def _miner_index_stage(kind: str) -> Stage:
