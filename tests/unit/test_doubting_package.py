@@ -398,7 +398,8 @@ def test_join_text_reads_a_beir_corpus_and_queries(edge_pkg, tmp_path):
                                                     for q in sorted(set(judg["query_id"]))))
     out = tmp_path / "joined.parquet"
     subprocess.run([sys.executable, str(edge_pkg / "examples/join_text.py"), "--config", "judgments", "--split",
-                    "train", "--collection", str(tmp_path / "corpus.jsonl"), "--queries", str(tmp_path / "queries.jsonl"),
+                    "train", "--collection", str(tmp_path / "corpus.jsonl"),
+                    "--queries", str(tmp_path / "queries.jsonl"),
                     "--out", str(out)], check=True, capture_output=True)
     joined = pq.read_table(out).to_pandas()
     assert list(joined.columns)[-3:] == ["query_text", "passage_text", "passage_title"] and len(joined) == len(judg)

@@ -280,7 +280,8 @@ python examples/join_text.py --config judgments --split dev --collection {from_p
                  "and evaluate.py says so and exits with an error.")
 
     fill = {
-        "repo_id": repo_id, "title": settings["title"], "version": version, "what": what, "provides": _provides(rows, d, msmarco),
+        "repo_id": repo_id, "title": settings["title"], "version": version, "what": what,
+        "provides": _provides(rows, d, msmarco),
         "model": model, "search": f"lexical (BM25) and dense ({dense_model}) retrieval",
         "paper_line": f" The annotations accompany the paper {paper}." if paper else "",
         "text_source": "your own copy of MS MARCO" if msmarco else "the corpus files they come from",
