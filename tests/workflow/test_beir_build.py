@@ -13,6 +13,7 @@ import yaml
 
 from croissant_check import NO_DATE, NOT_SEMVER, check_croissant
 from irdata.passage_store import PassageStore
+from printed_commands import block_commands, code_blocks, run_shell
 from repo_copy import copy_repo
 from workflow_run import Workflow
 
@@ -78,3 +79,18 @@ def test_the_release_is_named_for_the_beir_example_and_loads_with_datasets(built
     loaded = json.loads(proc.stdout.splitlines()[-1])
     rows = json.loads((package / "MANIFEST.json").read_text())["rows"]
     assert loaded["judgments"]["dev"] == len(dev) and loaded and rows
+
+
+def test_the_cards_join_recipe_runs_as_printed_with_the_beir_files(built):
+    package = built.root / PACKAGE
+    blocks = code_blocks("README.md", (package / "README.md").read_text())
+    join = [c for b in blocks for c in block_commands(b) if "join_text.py" in c]
+    assert join == ["python examples/join_text.py --config judgments --split dev --collection "
+                    "../../resources/beir-example/corpus.jsonl --queries ../../resources/beir-example/queries.jsonl "
+                    "--out dev_judgments_text.parquet"]
+    run_shell(join[0], package)
+    joined = pq.read_table(package / "dev_judgments_text.parquet").to_pandas()
+    corpus = {d["_id"]: d for d in map(json.loads, (built.root / "resources/beir-example/corpus.jsonl").open())}
+    assert len(joined) and (joined["passage_text"] == joined["passage_id"].map(lambda p: corpus[p]["text"])).all()
+    assert (joined["passage_title"] == joined["passage_id"].map(lambda p: corpus[p]["title"])).all()
+    assert joined["query_text"].notna().all()

@@ -221,8 +221,9 @@ def render(manifest: dict, inputs: dict, batch_descriptions: dict) -> str:
     what = ("A cleaner, more densely annotated MS MARCO resource for training and evaluating passage retrievers."
             if msmarco else
             f"Graded relevance annotations in the format of the Doubting MS MARCO release, built by its workflow from "
-            f"{corpus + ': ' if corpus else ''}the BEIR folder `{source['folder']}`: the passages of its corpus.jsonl "
-            f"(with their titles) and {beir_splits}. This is not MS MARCO: the ids are those of these files."
+            f"the BEIR folder `{source['folder']}`{' (' + corpus + ')' if corpus else ''}: the passages of its "
+            f"corpus.jsonl (with their titles) and {beir_splits}. This is not MS MARCO: the ids are those of these "
+            "files."
             if beir else
             f"Graded relevance annotations in the format of the Doubting MS MARCO release, built by its workflow from "
             f"{corpus + ': ' if corpus else ''}the passages of `{collection}` and the queries of `{train_q}` and "
