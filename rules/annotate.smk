@@ -75,7 +75,7 @@ rule generate_answer:
         unpack(stage_prompts("generate_answer")),
         agent=shard_path("agent", "train"),
         grades=shard_path("grades", "train"),
-        queries=DOUBTING["train_queries"],
+        queries=QUERIES["train"],
         collection=STORES["msmarco"],
     output:
         answers=shard_path("answers", "train"),
@@ -101,7 +101,7 @@ rule wood:
         unpack(stage_prompts("wood")),
         agent=shard_path("agent", "train"),
         answers=shard_path("answers", "train"),
-        queries=DOUBTING["train_queries"],
+        queries=QUERIES["train"],
         collection=STORES["msmarco"],
     output:
         wood=shard_path("wood", "train"),

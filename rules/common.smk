@@ -42,7 +42,24 @@ DOUBTING_IDS = {
     "train_excluded": f"{WORK}/doubting/ids/train_excluded.tsv",
     "dev_all": f"{WORK}/doubting/ids/dev_all.txt",
 }
-# the inputs as validate_msmarco_inputs checked them: what every later stage reads instead of the raw
+# The input source (doubting.source): MS MARCO-format files, or a BEIR folder (irdata/beir_inputs.py)
+BEIR = DOUBTING["source"]["format"] == "beir"
+# the query files every later stage reads: MS MARCO's as given, a BEIR folder's as its input check wrote them
+QUERIES = (
+    {
+        "train": f"{WORK}/doubting/inputs/train.queries.tsv",
+        "dev": f"{WORK}/doubting/inputs/dev.queries.tsv",
+        "heldout": [f"{WORK}/doubting/inputs/heldout.queries.tsv"],
+    }
+    if BEIR
+    else {
+        "train": DOUBTING["train_queries"],
+        "dev": DOUBTING["dev_queries"],
+        "heldout": DOUBTING["heldout_queries"],
+    }
+)
+DOUBTING_INPUTS_REPORT = f"{WORK}/doubting/inputs.json"
+# the inputs as the input check (validate_msmarco_inputs or validate_beir_inputs) checked them: what every later stage reads instead of the raw
 # files (qrels minus the rows dropped per doubting.qrels_missing_passages; answers of the dev queries
 # only, as JSON lines, whatever format doubting.dev_answers has)
 DOUBTING_CHECKED = {
@@ -99,7 +116,10 @@ COLLECTIONS = {
 STORES = {name: f"{WORK}/store/{name}/passages.arrow" for name in COLLECTIONS}
 # A file that exists when the DAG is built and bounds each collection's size: the number of
 # encoding jobs is known then (the 44b papers.tsv is written from the raw papers file).
-COLLECTION_SOURCES = {"msmarco": DOUBTING["collection"], "papers44b": config["eval44b"]["papers"]}
+COLLECTION_SOURCES = {
+    "msmarco": f"{DOUBTING['source']['folder']}/corpus.jsonl" if BEIR else DOUBTING["collection"],
+    "papers44b": config["eval44b"]["papers"],
+}
 
 
 def collection_store(wildcards):
@@ -150,7 +170,7 @@ def encoded_shards(wildcards, ext):
 
 
 def split_queries(wildcards):
-    return DOUBTING[f"{wildcards.split}_queries"]
+    return QUERIES[wildcards.split]
 
 
 # The LLM stages (rules/annotate.smk)

@@ -95,7 +95,7 @@ rule assemble:
 rule bm25_dev_run:
     input:
         dev_all=DOUBTING_IDS["dev_all"],
-        queries=DOUBTING["dev_queries"],
+        queries=QUERIES["dev"],
         bm25=bm25_index_files("msmarco"),
     output:
         f"{WORK}/doubting/bm25_dev.trec",
@@ -132,7 +132,7 @@ rule stage_release:
         **release_audit(None),
         inputs_checked=DOUBTING_INPUTS_CHECKED,
         assembled=rules.assemble.output,
-        inputs_json=rules.validate_msmarco_inputs.output.report,
+        inputs_json=DOUBTING_INPUTS_REPORT,
         llm_identity=rules.llm_identity.output[0],
         failures=DOUBTING_FAILURES,
         bm25_run=rules.bm25_dev_run.output[0],

@@ -97,7 +97,8 @@ def test_planted_passages_stay_data(dl19, local_settings, tmp_path):
 
     planted = TextStore(pa.chunked_array([ids]), pa.chunked_array([texts]))
     prompt = Prompt(REPO / GRADING_MODES["query_only"].prompt)
-    rendered = prompt.render(query="q", passage=planted[f"closing tag injected|{zero['passage_id'][0]}"])
+    rendered = prompt.render(query="q", passage=planted[f"closing tag injected|{zero['passage_id'][0]}"],
+                             title=None)
     assert rendered.count("</passage>") == 1 and "&lt;/passage&gt;" in rendered
 
     report = {}

@@ -64,6 +64,25 @@ def test_the_card_states_the_grading_modes_the_config_used(released):
     assert "| grading | string | query_only (the grading mode; the same on train and dev) |" in text
 
 
+def test_a_beir_build_is_named_for_its_corpus_and_its_join_recipe(released):
+    manifest = manifest_of(released)
+    d = manifest["config"]["doubting"]
+    d.update(title="Doubting SciFact", ids_refer_to="collection", corpus_description="",
+             source={"format": "beir", "folder": "data/scifact", "train_split": "train", "dev_split": "test",
+                     "heldout_queries": []})
+    manifest["config"]["annotation"]["grading"]["dev"] = "query_only"
+    text = rendered(released, manifest)
+    assert text.startswith("---\npretty_name: Doubting SciFact\n") and "# Doubting SciFact" in text
+    assert "Doubting MS MARCO" not in text.replace("in the format of the Doubting MS MARCO release", "")
+    body = flat(text)
+    assert ("the BEIR folder `data/scifact`: the passages of its corpus.jsonl (with their titles) and the queries of "
+            "its qrels split `train` (train) and `test` (dev); BEIR gives no reference answers, so the dev split was "
+            "graded with the query and the passage only (query_only)") in body
+    assert "The ids refer to the corpus in `doubting.source.folder`" in body
+    rel = "../../data/scifact"  # package_dir results/doubting-ms-marco: the command runs from the package
+    assert f"--collection {rel}/corpus.jsonl \\ --queries {rel}/queries.jsonl" in body
+
+
 def test_the_card_states_the_agent_budgets_of_the_config(released):
     manifest = manifest_of(released)
     manifest["config"]["annotation"]["agent"]["dev"]["max_proposals"] = 123

@@ -415,6 +415,27 @@ def test_join_text_keeps_origin(edge_pkg, tmp_path):
     assert sorted(both["origin"]) == ["agent", "official"]
 
 
+def test_join_text_reads_a_beir_corpus_and_queries(edge_pkg, tmp_path):
+    judg = table(edge_pkg, "judgments", "train")
+    passages = sorted(set(judg["passage_id"]))
+    (tmp_path / "corpus.jsonl").write_text("".join(
+        json.dumps({"_id": p, "title": f"title {p}" if i % 2 else "", "text": f"text of {p}", "metadata": {}}) + "\n"
+        for i, p in enumerate(passages)))
+    (tmp_path / "queries.jsonl").write_text("".join(json.dumps({"_id": q, "text": f"query {q}"}) + "\n"
+                                                    for q in sorted(set(judg["query_id"]))))
+    out = tmp_path / "joined.parquet"
+    subprocess.run([sys.executable, str(edge_pkg / "examples/join_text.py"), "--config", "judgments", "--split",
+                    "train", "--collection", str(tmp_path / "corpus.jsonl"),
+                    "--queries", str(tmp_path / "queries.jsonl"),
+                    "--out", str(out)], check=True, capture_output=True)
+    joined = pq.read_table(out).to_pandas()
+    assert list(joined.columns)[-3:] == ["query_text", "passage_text", "passage_title"] and len(joined) == len(judg)
+    assert (joined["passage_text"] == "text of " + joined["passage_id"]).all()
+    assert (joined["query_text"] == "query " + joined["query_id"]).all()
+    titled = {p: f"title {p}" if i % 2 else "" for i, p in enumerate(passages)}
+    assert (joined["passage_title"] == joined["passage_id"].map(titled)).all()
+
+
 def test_two_builds_identical(tmp_path):
     build(tmp_path / "a", edge_cases(tmp_path / "a" / "w"))
     build(tmp_path / "b", edge_cases(tmp_path / "b" / "w"))

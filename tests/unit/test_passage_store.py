@@ -122,3 +122,25 @@ def test_invalid_inputs_write_no_store(tmp_path):
     with pytest.raises(InputError, match="no-such-passage' is not in the collection"):
         validate_msmarco_inputs(*inputs, [], passage_store=tmp_path / "s.arrow")
     assert not (tmp_path / "s.arrow").exists()
+
+
+def test_titles_are_stored_beside_the_texts_and_joined_for_the_indexes(tmp_path, monkeypatch):
+    monkeypatch.setattr(passage_store, "BATCH_ROWS", 2)  # titles cross record batches too
+    table = pa.table({"id": ["d3", "d1", "d2"], "title": ["Tides", "", "Moon "], "text": ["Moon pull.", "Bare.", ""]})
+    write_passage_store(table, tmp_path / "s.arrow")
+    store = PassageStore(tmp_path / "s.arrow")
+    assert store.titled and store.ids.to_pylist() == ["d1", "d2", "d3"]
+    assert [store.title(p) for p in ("d1", "d2", "d3", "nope")] == ["", "Moon ", "Tides", None]
+    assert store["d3"] == "Moon pull."  # the text alone: the prompts show the title in its own tag
+    # title + " " + text, trimmed, as BEIR's evaluation encodes a document
+    assert store.index_texts(0, 3) == ["Bare.", "Moon", "Tides Moon pull."] and store.index_texts(2, 2) == []
+
+
+def test_a_collection_without_titles_keeps_the_store_it_had(tmp_path):
+    rows = [("2", "two"), ("1", "one")]
+    write_passage_store(tsv(tmp_path / "c.tsv", rows), tmp_path / "plain.arrow")
+    untitled = pa.table({"id": ["2", "1"], "title": ["", ""], "text": ["two", "one"]})
+    write_passage_store(untitled, tmp_path / "empty_titles.arrow")
+    assert (tmp_path / "plain.arrow").read_bytes() == (tmp_path / "empty_titles.arrow").read_bytes()
+    store = PassageStore(tmp_path / "plain.arrow")
+    assert not store.titled and store.title("1") is None and store.index_texts(0, 2) == ["one", "two"]

@@ -45,7 +45,7 @@ DENSE_INDEX = {"index_dense", "index_44b_miner_dense"} | ARMS | RELEASE
 DENSE_SEARCH = {"agent_search", "mine_negatives"} | ARMS | RELEASE
 MINING = {"mine_negatives", "package_44b"}
 RAW_INPUT = {"validate_msmarco_inputs"} | RELEASE
-CARD = ("version", "ids_refer_to", "corpus_description", "license", "license_note", "paper", "repo_id")
+CARD = ("version", "title", "ids_refer_to", "corpus_description", "license", "license_note", "paper", "repo_id")
 AGENT_BUDGET = ("max_proposals", "max_turns", "max_tool_calls", "max_calls_per_turn", "max_protocol_errors",
                 "results_per_search", "max_page", "snippet_chars", "max_action_tokens", "max_context_chars",
                 "tool_choice", "accept_cited_ids")
@@ -62,6 +62,10 @@ EXPECTED = {
     **{f"doubting.{key}": RAW_INPUT for key in ("collection", "train_queries", "train_qrels", "dev_queries",
                                                 "dev_qrels", "dev_answers", "heldout_queries",
                                                 "qrels_missing_passages")},
+    # a BEIR folder (irdata/beir_inputs.py); format beir also refuses the demo's answer_hinted dev grading
+    **{f"doubting.source.{key}": {"validate_beir_inputs"} | RELEASE
+       for key in ("folder", "train_split", "dev_split", "heldout_queries")},
+    "doubting.source.format": {"validate_beir_inputs", "grade"} | RELEASE,
     **{f"doubting.{split}_sample.{key}": {"dedup_train_queries"} | RELEASE
        for split in ("train", "dev") for key in ("size", "seed")},
     "doubting.train_sample.with_duplicates": {"dedup_train_queries"} | RELEASE,

@@ -79,6 +79,7 @@ COMMANDS = {
     ".venv/bin/snakemake --lint                                   # style checks of the workflow (kept "
     "clean)": RUN,
     ".venv/bin/python -m pytest tests/unit": COLLECT,
+    "snakemake --profile profiles/local doubting --configfile config.yaml config/beir-example.yaml": DRY,
     "snakemake doubting": DRY,
     "snakemake eval44b": DRY,
     "snakemake --report report.html": REPORT,

@@ -29,9 +29,13 @@ def mode_named(name: str, where: str, answers: bool) -> GradingMode:
         raise ValueError(f"{where}: unknown grading mode {name!r}; known: {sorted(GRADING_MODES)}")
     mode = GRADING_MODES[name]
     if mode.sees_answers and not answers:
-        raise ValueError(f"{where}: mode {name!r} needs reference answers, which only dev has")
+        raise ValueError(f"{where}: mode {name!r} needs reference answers, which only the dev split of MS MARCO-format "
+                         "inputs has (a BEIR folder has none: use query_only)")
     return mode
 
 
 def grading_mode(config: dict, split: str) -> GradingMode:
-    return mode_named(config["annotation"]["grading"][split], f"annotation.grading.{split}", answers=split == "dev")
+    """A split's mode. Reference answers exist for the dev split of MS MARCO-format inputs only: a BEIR folder
+    has none, so its dev split grades query_only."""
+    answers = split == "dev" and config["doubting"].get("source", {}).get("format", "msmarco") != "beir"
+    return mode_named(config["annotation"]["grading"][split], f"annotation.grading.{split}", answers=answers)

@@ -12,6 +12,9 @@ is asked for, and the pages that are read are the page cache's, shared by every 
 Rows are in `sort_by_id` order, so a row of the store is the same row of every BM25 and dense index
 built from it. Columns: `id` (string), `text` (large_string), and `key` (int64) when every id is a
 canonical integer (MS MARCO pids): ids are found by binary search over `key`, or over `id` itself.
+A collection with titles (a BEIR corpus) has a `title` column (large_string, "" for none); a collection
+without any keeps exactly the files it had before titles existed. The indexes read `index_texts`:
+title + " " + text, trimmed, as BEIR's own evaluation joins them.
 The file holds record batches of BATCH_ROWS rows, so that writing it never copies a whole column.
 """
 
@@ -34,7 +37,7 @@ BATCH_ROWS = 1 << 16
 
 
 def write_passage_store(collection, out_path) -> dict:
-    """Write a collection (a `pid<TAB>text` file, or a table with `id` and `text` columns) as a store.
+    """Write a collection (a `pid<TAB>text` file, or a table with `id`, `text` and maybe `title`) as a store.
 
     A file is validated as it is read (UTF-8, two fields, unique non-empty ids: InputError names the
     line); a table must have unique ids. Rows are sorted into canonical id order. Atomic.
@@ -43,7 +46,9 @@ def write_passage_store(collection, out_path) -> dict:
     if isinstance(collection, (str, Path)):
         table = read_id_text_tsv(collection, "id", "text")
     else:
-        table = collection.select(["id", "text"])
+        titled = "title" in collection.column_names and pc.any(
+            pc.greater(pc.utf8_length(collection.column("title")), 0)).as_py()
+        table = collection.select(["id", "text", "title"] if titled else ["id", "text"])
         if table.num_rows == 0:
             raise ValueError("the collection is empty; nothing to store")
         ids = table.column("id")
@@ -53,15 +58,18 @@ def write_passage_store(collection, out_path) -> dict:
     table = sort_by_id(table)
     columns = id_columns(table.column("id"))
     schema = pa.schema([("id", pa.string()), ("text", pa.large_string())]
-                       + ([("key", pa.int64())] if "key" in columns else []),
+                       + ([("key", pa.int64())] if "key" in columns else [])
+                       + ([("title", pa.large_string())] if "title" in table.column_names else []),
                        metadata={"format": FORMAT, "rows": str(table.num_rows), "batch_rows": str(BATCH_ROWS),
                                  "ids_sha256": ids_digest(columns["id"])})
     with atomic_path(out_path) as tmp, ipc.new_file(tmp, schema) as writer:
         for first in range(0, table.num_rows, BATCH_ROWS):
             rows = slice(first, min(first + BATCH_ROWS, table.num_rows))
-            text = pc.cast(table.column("text").slice(rows.start, rows.stop - rows.start).combine_chunks(),
-                           pa.large_string())
-            arrays = {"id": columns["id"][rows], "text": text}
+            arrays = {"id": columns["id"][rows]}
+            for name in ("text", "title"):
+                if name in table.column_names:
+                    arrays[name] = pc.cast(table.column(name).slice(rows.start, rows.stop - rows.start)
+                                           .combine_chunks(), pa.large_string())
             if "key" in columns:
                 arrays["key"] = columns["key"][rows]
             writer.write_batch(pa.record_batch([arrays[name] for name in schema.names], schema=schema))
@@ -83,6 +91,7 @@ class PassageStore:
             raise ValueError(f"{self.path}: not a passage store (format {meta.get(b'format')!r}, expected {FORMAT!r})")
         self.ids_sha256 = meta[b"ids_sha256"].decode()
         self._text = table.column("text")
+        self._title = table.column("title") if "title" in table.column_names else None
         self._lookup = IdLookup(table.column("id"), table.column("key") if "key" in table.column_names else None)
 
     @property
@@ -130,9 +139,29 @@ class PassageStore:
     def row_ids(self, rows) -> list[str]:
         return [self.ids[int(row)].as_py() for row in rows]
 
+    @property
+    def titled(self) -> bool:
+        """Whether the passages have titles (a BEIR corpus)."""
+        return self._title is not None
+
+    def title(self, pid) -> str | None:
+        """A passage's title: None when the store has no titles or no such passage, "" for an untitled one."""
+        row = self._lookup.find_one(pid) if self._title is not None else -1
+        return self._title[row].as_py() if row >= 0 else None
+
     def slice_texts(self, start: int, end: int) -> list[str]:
-        """Texts of rows [start, end), for indexers that stream the collection in row order."""
+        """Texts of rows [start, end)."""
         return self._text.slice(start, max(end - start, 0)).to_pylist()
+
+    def index_texts(self, start: int, end: int) -> list[str]:
+        """What the indexes read of rows [start, end), in row order: the text, or with titles
+        title + " " + text trimmed (BEIR's evaluation joins them so for BM25 and dense encoding)."""
+        if self._title is None:
+            return self.slice_texts(start, end)
+        length = max(end - start, 0)
+        joined = pc.binary_join_element_wise(self._title.slice(start, length), self._text.slice(start, length),
+                                            pa.scalar(" ", pa.large_string()))
+        return pc.utf8_trim_whitespace(joined).to_pylist()
 
 
 def open_store(collection) -> PassageStore:

@@ -5,7 +5,9 @@ around the field allowed), and its instructions say that what stands between tag
 filled into a field cannot close or open a tag: every tag of the template's fields that occurs in a
 value, in any case and spacing (`</Passage >`), is escaped as `&lt;/passage&gt;`. So a passage that
 ends with a fake prompt turn ("... Reply with a single digit: 3.") stays inside the passage.
-A template that leaves a field outside its tags is refused when it is loaded.
+A template that leaves a field outside its tags is refused when it is loaded. A field given as None
+(a passage without a title) is left out with its tags and the rest of their line, so that a template
+with an optional field renders without it exactly as one that never had it.
 
 Nor can a value smuggle in a chat template's control tokens: a server's tokenizer reads special-token
 strings in the rendered prompt as the tokens themselves, so `<|im_end|>\n<|im_start|>assistant` inside
@@ -70,21 +72,32 @@ class Prompt:
             if len(enclosed.findall(self.text)) != self.text.count(f"{{{name}}}"):
                 raise PromptError(f"prompt {self.path}: field {{{name}}} must stand inside <{name}>...</{name}> "
                                   "tags, so that the model can tell data from instructions")
-        names = "|".join(map(re.escape, sorted(self.fields))) or r"(?!)"
-        # A field tag in any case; a special-token string exactly (special tokens are case-sensitive).
-        self._escaped = re.compile(rf"<(?P<tag>(?i:\s*/?\s*(?:{names})\s*))>|{_SPECIAL}")
+        self._escapers = {}
 
-    def escape(self, value) -> str:
-        """`value` with every tag of this template's fields and every special-token string neutralised."""
-        return self._escaped.sub(_neutralise, str(value))
+    def _escaper(self, fields: frozenset) -> re.Pattern:
+        if fields not in self._escapers:
+            names = "|".join(map(re.escape, sorted(fields))) or r"(?!)"
+            # A field tag in any case; a special-token string exactly (special tokens are case-sensitive).
+            self._escapers[fields] = re.compile(rf"<(?P<tag>(?i:\s*/?\s*(?:{names})\s*))>|{_SPECIAL}")
+        return self._escapers[fields]
+
+    def escape(self, value, fields=None) -> str:
+        """`value` with every tag of this template's fields (or of `fields`, those rendered) and every
+        special-token string neutralised."""
+        return self._escaper(frozenset(self.fields if fields is None else fields)).sub(_neutralise, str(value))
 
     def render(self, **values) -> str:
         missing = self.fields - values.keys()
         if missing:
             raise KeyError(f"prompt {self.path} needs fields {sorted(missing)}")
-        # Only known fields are replaced, so braces in values or in the template's prose are safe.
-        return _FIELD.sub(lambda m: self.escape(values[m.group(1)]) if m.group(1) in values else m.group(0),
-                          self.text).strip()
+        text, left_out = self.text, {n for n in self.fields if values[n] is None}
+        for name in sorted(left_out):
+            text = re.sub(rf"^[ \t]*<{name}>\s*\{{{name}\}}\s*</{name}>[ \t]*\n?", "", text, flags=re.M)
+        # Only known fields are replaced, so braces in values or in the template's prose are safe; the tags
+        # escaped are those the rendered prompt holds.
+        fields = self.fields - left_out
+        return _FIELD.sub(lambda m: self.escape(values[m.group(1)], fields) if m.group(1) in values else m.group(0),
+                          text).strip()
 
 
 def named_prompts(inputs) -> dict[str, Prompt]:

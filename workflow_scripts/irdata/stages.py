@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 
-from . import dedup, msmarco_inputs
+from . import beir_inputs, dedup, msmarco_inputs
 from .annotate import agent, answers, audit, common, grading, wood
 from .doubting import baseline_run, gate
 from .doubting import stages as doubting_stages
@@ -22,7 +22,7 @@ from .stage import Stage
 from .workdir import workflow_file
 
 STAGES: dict[str, Stage] = {s.name: s for s in (
-    msmarco_inputs.STAGE, dedup.STAGE, *retrieval_stages.STAGES,
+    msmarco_inputs.STAGE, beir_inputs.STAGE, dedup.STAGE, *retrieval_stages.STAGES,
     agent.STAGE, grading.STAGE, answers.STAGE, wood.STAGE, common.IDENTITY_STAGE, audit.STAGE,
     *doubting_stages.STAGES, gate.STAGE, baseline_run.STAGE, *eval44b_stages.STAGES)}
 

@@ -156,11 +156,16 @@ class SearchAgent:
         self._search_thread = ThreadPoolExecutor(1, thread_name_prefix="agent-search")
 
     # -- what the model is shown --------------------------------------------------------------
+    def _titled(self, pid: str, text: str) -> str:
+        """A passage as the agent sees it: a title (a BEIR corpus) leads, marked as such."""
+        title = self.passages.title(pid)
+        return f"(title: {title}) {text}" if title else text
+
     def _snippet_text(self, pid: str) -> str:
         text = self.passages[pid]
         if len(text) > self.budget.snippet_chars:
             text = text[: self.budget.snippet_chars].rsplit(" ", 1)[0] + " ..."
-        return text
+        return self._titled(pid, text)
 
     def _results(self, ids: list[str], shown: dict[str, str]) -> str:
         lines = []
@@ -237,7 +242,7 @@ class SearchAgent:
             if text is None:
                 return f"No passage has the id {pid!r}.", False, None
             shown.setdefault(pid, self._snippet_text(pid))
-            return f"[{pid}] {text}", False, None
+            return f"[{pid}] {self._titled(pid, text)}", False, None
         if call.name == "propose":
             reply = self._propose(episode, shown, args.get("passage_ids", []))
             return reply, len(episode.proposals) >= self.budget.max_proposals, None

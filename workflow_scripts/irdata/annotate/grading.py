@@ -57,8 +57,10 @@ def pairs_to_grade(official_rows: str, shard_ids: list[str], agent: pd.DataFrame
                      ignore_index=True)
 
 
-def grading_messages(prompt, query: str, passage: str, answers: list[str] | None, sees_answers: bool) -> list[dict]:
-    values = {"query": query, "passage": passage}
+def grading_messages(prompt, query: str, passage: str, answers: list[str] | None, sees_answers: bool,
+                     title: str | None = None) -> list[dict]:
+    """The grading prompt of one pair; a passage's title (a BEIR corpus) in its own tag, none when empty."""
+    values = {"query": query, "passage": passage, "title": title or None}
     if sees_answers:
         values["answers"] = " | ".join(answers) if answers else "(none given)"
     return [{"role": "user", "content": prompt.render(**values)}]
@@ -76,7 +78,8 @@ async def grade_pairs(client, pairs: pd.DataFrame, queries: TextStore, passages,
                       answers: dict[str, list[str]] | None = None, stage: str = "grade") -> pa.Table:
     """Grade every pair; returns the grades table (shard_files.GRADES_SCHEMA) in the order of `pairs`."""
     query_ids = pairs["query_id"].tolist()
-    conversations = [grading_messages(prompt, queries[q], passages[p], (answers or {}).get(q), sees_answers)
+    conversations = [grading_messages(prompt, queries[q], passages[p], (answers or {}).get(q), sees_answers,
+                                      passages.title(p))
                      for q, p in zip(query_ids, pairs["passage_id"])]
     # issued query by query (a query's official pairs follow all agent pairs in `pairs`), each
     # routed by its query, so its shared prompt prefix is still in the server's cache

@@ -33,6 +33,10 @@ class TextStore:
             return None
         return self._texts[position].as_py()
 
+    def title(self, key: str) -> None:
+        """No titles: texts read from `qid<TAB>text` files have none (PassageStore has them for a BEIR corpus)."""
+        return None
+
     def __getitem__(self, key: str) -> str:
         text = self.get(key)
         if text is None:

@@ -24,11 +24,10 @@ from .assemble import CONFIG_SPLITS, TREC_GRADED, TREC_STRICT
 from .card_parts import audit_text, column_meanings, f2, llm_failures_text, md_table, med, n, schema_table
 from .hub_metadata import declared_configs, front_matter
 
-TITLE = "Doubting MS MARCO"
 MSMARCO_V1 = "msmarco-v1"
 # the keys of the config's `doubting` section the card reads (schemas/doubting.schema.yaml)
 CARD_KEYS = ("collection", "train_queries", "train_qrels", "dev_queries", "ids_refer_to", "corpus_description",
-             "license", "license_note", "paper", "package_dir")
+             "license", "license_note", "paper", "package_dir", "title", "source")
 # what datasets 5.2.0 raises when asked for a split with no rows
 EMPTY_SPLIT_ERROR = 'Instruction "train" corresponds to no data!'
 TEMPLATE = Path(__file__).resolve().parent / "templates" / "README.md.tmpl"
@@ -242,6 +241,11 @@ def render(manifest: dict, inputs: dict, batch_descriptions: dict) -> str:
     src = "MS MARCO " if msmarco else ""
     official = "official MS MARCO positive" if msmarco else "official positive of the input qrels"
     collection, train_q, dev_q = settings["collection"], settings["train_queries"], settings["dev_queries"]
+    source = settings["source"]
+    beir = source["format"] == "beir"
+    if beir:  # a BEIR folder: one corpus and one query file, a split is its qrels file
+        collection, train_q = f"{source['folder']}/corpus.jsonl", f"{source['folder']}/queries.jsonl"
+        dev_q = train_q
     corpus = settings["corpus_description"]
     grading_sentences, grading_comparable, grading_column = grading_texts(config)
 
@@ -284,8 +288,16 @@ def render(manifest: dict, inputs: dict, batch_descriptions: dict) -> str:
                 "(grading_failures).")
     collection_size = (f"{n(n_collection_passages)} passages in the collection this release was built from; "
                        if n_collection_passages else "")
+    beir_splits = (f"the queries of its qrels split `{source['train_split']}` (train) and `{source['dev_split']}` "
+                   "(dev); BEIR gives no reference answers, so the dev split was graded with the query and the "
+                   "passage only (query_only)") if beir else ""
     what = ("A cleaner, more densely annotated MS MARCO resource for training and evaluating passage retrievers."
             if msmarco else
+            f"Graded relevance annotations in the format of the Doubting MS MARCO release, built by its workflow from "
+            f"the BEIR folder `{source['folder']}`{' (' + corpus + ')' if corpus else ''}: the passages of its "
+            f"corpus.jsonl (with their titles) and {beir_splits}. This is not MS MARCO: the ids are those of these "
+            "files."
+            if beir else
             f"Graded relevance annotations in the format of the Doubting MS MARCO release, built by its workflow from "
             f"{corpus + ': ' if corpus else ''}the passages of `{collection}` and the queries of `{train_q}` and "
             f"`{dev_q}`. This is not MS MARCO: the ids are those of these files.")
@@ -323,8 +335,10 @@ can carry both an agent grade and an official-positive grade."""
         size = f"{n(n_collection_passages)} passages, " if n_collection_passages else ""
         digest = f"sha256 {sha[:16]}..." if sha else "its sha256 is in MANIFEST.json"
         about = f": {corpus}" if corpus else ""
-        joining = f"""The ids refer to the corpus in `doubting.collection` of the build config{about}: the passage ids
-of `{collection}` ({size}{digest}), the query ids of `{train_q}` and `{dev_q}`. They are not MS MARCO ids:
+        key = "doubting.source.folder" if beir else "doubting.collection"
+        queries = f"`{train_q}`" if beir else f"`{train_q}` and `{dev_q}`"
+        joining = f"""The ids refer to the corpus in `{key}` of the build config{about}: the passage ids
+of `{collection}` ({size}{digest}), the query ids of {queries}. They are not MS MARCO ids:
 joining them with MS MARCO (ir_datasets msmarco-passage, BEIR msmarco) would attach unrelated passages.
 examples/join_text.py joins them with those files and needs only pyarrow; for the judgments config it keeps the
 origin column, because one pair can carry both an agent grade and an official-positive grade. From this folder, as
@@ -338,7 +352,8 @@ python examples/join_text.py --config judgments --split dev --collection {from_p
     graded = trec[TREC_GRADED]
 
     fill = {
-        "repo_id": repo_id, "title": TITLE, "version": version, "what": what, "provides": _provides(rows, d, msmarco),
+        "repo_id": repo_id, "title": settings["title"], "version": version, "what": what,
+        "provides": _provides(rows, d, msmarco),
         "model": model, "search": f"lexical (BM25) and dense ({dense_model}) retrieval",
         "paper_line": f" The annotations accompany the paper {paper}." if paper else "",
         "text_source": "your own copy of MS MARCO" if msmarco else "the corpus files they come from",
@@ -378,4 +393,4 @@ python examples/join_text.py --config judgments --split dev --collection {from_p
                      "No paper accompanies this build; cite the release by its repository id and version."),
     }
     text = Template(TEMPLATE.read_text(encoding="utf-8")).substitute(fill)
-    return front_matter(TITLE, rows, settings["license"]) + "\n" + text
+    return front_matter(settings["title"], rows, settings["license"]) + "\n" + text

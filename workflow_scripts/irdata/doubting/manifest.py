@@ -33,8 +33,8 @@ MAX_LISTED_FAILURES = 10_000
 
 # the rule scripts of the Doubting MS MARCO build: their code, and the modules they import, is the
 # release's code; the 44b scripts and modules are not (editing them changes nothing here)
-DOUBTING_SCRIPTS = ["validate_msmarco_inputs", "dedup_train_queries", "shard_queries", "index_bm25",
-                    "encode_passages", "index_dense", "agent_search", "grade", "generate_answer", "wood",
+DOUBTING_SCRIPTS = ["validate_msmarco_inputs", "validate_beir_inputs", "dedup_train_queries", "shard_queries",
+                    "index_bm25", "encode_passages", "index_dense", "agent_search", "grade", "generate_answer", "wood",
                     "llm_identity", "audit_labels", "bm25_dev_run", "assemble", "release_gate", "stage_release",
                     "package"]
 # the other files of the build, relative to the workflow folder (the config itself is recorded

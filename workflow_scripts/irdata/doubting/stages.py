@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from ..beir_inputs import source_input_paths
 from ..llm.settings import CONNECTION_SETTINGS
-from ..msmarco_inputs import raw_input_paths
 from ..stage import Stage, canonical
 from ..workdir import WORK
 from .manifest import planned_version_conflict
@@ -38,7 +38,7 @@ def _release_settings(config: dict) -> dict:
     doubting = config["doubting"]
     return {"version": doubting["version"], "repo_id": doubting["repo_id"], "config": config_used(config),
             "batch_descriptions": batch_descriptions(config), "ledger": doubting["release_ledger"],
-            "package_dir": doubting["package_dir"], "raw_inputs": raw_input_paths(config)}
+            "package_dir": doubting["package_dir"], "raw_inputs": source_input_paths(config)}
 
 
 STAGES = (

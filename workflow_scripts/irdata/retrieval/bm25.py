@@ -89,14 +89,14 @@ def chunk_terms(texts: list[str], settings: dict) -> tuple:
 
 def _rows_terms(task) -> tuple:
     path, start, end, settings = task
-    return chunk_terms(open_store(path).slice_texts(start, end), settings)
+    return chunk_terms(open_store(path).index_texts(start, end), settings)
 
 
 @contextlib.contextmanager
 def _chunks_of(store, ranges, settings: dict, workers: int):
     """chunk_terms of each row range, in order; in `workers` forked processes when above 1."""
     if workers <= 1 or len(ranges) <= 1:
-        yield (chunk_terms(store.slice_texts(start, end), settings) for start, end in ranges)
+        yield (chunk_terms(store.index_texts(start, end), settings) for start, end in ranges)
         return
     # fork, not spawn: a Snakemake script has no __main__ guard, spawn would run it again
     with mp.get_context("fork").Pool(min(workers, len(ranges))) as pool:

@@ -103,7 +103,7 @@ def encode_passages(collection, out_npy, out_meta, shard: int, shards: int, sett
     store = open_store(collection)
     start, end = row_range(len(store), shard, shards)
     model = load_model(settings)
-    texts = store.slice_texts(start, end)
+    texts = store.index_texts(start, end)
     if texts:
         vectors = model.encode_document(texts, batch_size=settings["batch_size"], convert_to_numpy=True,
                                         normalize_embeddings=settings["normalize"],

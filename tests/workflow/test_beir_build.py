@@ -1,0 +1,96 @@
+"""A BEIR-format folder end to end (config/beir-example.yaml over config.yaml, resources/beir-example/), with the
+in-process model and tiny budgets: the input check, titles in the store, the dedup against the folder's other
+splits, and a release named for it that loads with `datasets`."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+from croissant_check import NO_DATE, NOT_SEMVER, check_croissant
+from irdata.passage_store import PassageStore
+from printed_commands import block_commands, code_blocks, run_shell
+from repo_copy import copy_repo
+from workflow_run import Workflow
+
+pytestmark = [pytest.mark.workflow, pytest.mark.llm]
+
+PACKAGE = "results/doubting-beir-example"
+PUBLISHED = "work/doubting/published.json"
+# the BEIR example's own sizes kept small: two agent turns, two train and two dev queries, one shard each
+TINY = """\
+doubting:
+  train_sample: {size: 1, seed: 0, with_duplicates: true}
+annotation:
+  agent:
+    train: {max_turns: 2, max_tool_calls: 2, results_per_search: 3, snippet_chars: 160}
+    dev: {max_turns: 2, max_tool_calls: 2, results_per_search: 3, snippet_chars: 160}
+  answer_max_tokens: 16
+"""
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Workflow:
+    wf = Workflow(copy_repo(tmp_path_factory.mktemp("beir") / "wf"))
+    (wf.root / "tiny_beir.yaml").write_text(TINY)
+    wf.args = ("--configfile", "config.yaml", "config/beir-example.yaml", "tiny_beir.yaml")
+    wf.snakemake("--profile", "profiles/local", "--cores", "2", PUBLISHED, *wf.args, timeout=1800)
+    return wf
+
+
+def test_the_input_check_keeps_titles_and_holds_out_the_other_splits(built):
+    work = built.root / "work/doubting"
+    inputs = json.loads((work / "inputs.json").read_text())
+    assert inputs["format"] == "beir" and inputs["rows"]["collection"] == 12
+    assert "resources/beir-example/corpus.jsonl" in inputs["files"]
+    store = PassageStore(built.root / "work/store/msmarco/passages.arrow")
+    assert store.titled and store.title("d12") == "Tides"
+    # train q5 repeats q9 of the dev qrels split, which config/beir-example.yaml holds out
+    excluded = (work / "ids/train_excluded.tsv").read_text().splitlines()
+    assert "q5\theldout\tq9" in excluded
+    assert set((work / "ids/dev_all.txt").read_text().split()) <= {"q6", "q7", "q8"}
+
+
+def test_the_release_is_named_for_the_beir_example_and_loads_with_datasets(built):
+    package = built.root / PACKAGE
+    check = subprocess.run(["sha256sum", "-c", "--strict", "SHA256SUMS"], cwd=package, capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+    check_croissant(package, (NO_DATE, NOT_SEMVER))
+    assert json.loads((package / "croissant.json").read_text())["name"] == "Shroedingercat/doubting-beir-example"
+    card = (package / "README.md").read_text()
+    header = yaml.safe_load(card.split("---\n")[1])
+    assert header["pretty_name"] == "Doubting BEIR example" and "# Doubting BEIR example" in card
+    assert "the BEIR folder `resources/beir-example`" in " ".join(card.split())
+    assert "Doubting MS MARCO" not in card.replace("in the format of the Doubting MS MARCO release", "")
+    dev = pq.read_table(package / "judgments/dev.parquet").to_pandas()
+    assert set(dev["grading"]) == {"query_only"}  # no reference answers in BEIR
+    script = (
+        "import json\nfrom datasets import load_dataset\n"
+        f"print(json.dumps({{c['config_name']: load_dataset({str(package)!r}, c['config_name']).num_rows "
+        f"for c in {header['configs']!r}}}))"
+    )
+    env = dict(os.environ, HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1", HF_HOME=str(built.root / "hf"))
+    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    loaded = json.loads(proc.stdout.splitlines()[-1])
+    rows = json.loads((package / "MANIFEST.json").read_text())["rows"]
+    assert loaded["judgments"]["dev"] == len(dev) and loaded and rows
+
+
+def test_the_cards_join_recipe_runs_as_printed_with_the_beir_files(built):
+    package = built.root / PACKAGE
+    blocks = code_blocks("README.md", (package / "README.md").read_text())
+    join = [c for b in blocks for c in block_commands(b) if "join_text.py" in c]
+    assert join == ["python examples/join_text.py --config judgments --split dev --collection "
+                    "../../resources/beir-example/corpus.jsonl --queries ../../resources/beir-example/queries.jsonl "
+                    "--out dev_judgments_text.parquet"]
+    run_shell(join[0], package)
+    joined = pq.read_table(package / "dev_judgments_text.parquet").to_pandas()
+    corpus = {d["_id"]: d for d in map(json.loads, (built.root / "resources/beir-example/corpus.jsonl").open())}
+    assert len(joined) and (joined["passage_text"] == joined["passage_id"].map(lambda p: corpus[p]["text"])).all()
+    assert (joined["passage_title"] == joined["passage_id"].map(lambda p: corpus[p]["title"])).all()
+    assert joined["query_text"].notna().all()
