@@ -170,3 +170,14 @@ def test_other_44b_inputs_need_the_44b_identity(tmp_path):
         own_identity(config, [REPO / "config.yaml", overlay])
     keys = [line.split(":")[0].strip() for line in str(info.value).splitlines()[1:]]
     assert keys == ["eval44b.repo_id", "eval44b.ids_refer_to", "eval44b.corpus_description", "eval44b.license_note"]
+
+
+def test_a_beir_folder_is_other_data_and_its_example_overlay_names_its_release(tmp_path):
+    overlay = tmp_path / "scifact.yaml"
+    overlay.write_text("doubting:\n  source: {format: beir, folder: data/scifact, train_split: train, "
+                       "dev_split: test}\n  version: v1\n")
+    with pytest.raises(ConfigError) as info:
+        own_identity(merged(demo_config(), yaml.safe_load(overlay.read_text())), [REPO / "config.yaml", overlay])
+    assert "(doubting.source.folder)" in str(info.value).splitlines()[0]
+    example = REPO / "config/beir-example.yaml"
+    own_identity(merged(demo_config(), yaml.safe_load(example.read_text())), [REPO / "config.yaml", example])

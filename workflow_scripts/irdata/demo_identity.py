@@ -55,6 +55,9 @@ def check_own_identity(config: dict, demo_config_file, config_files=(), override
     for section, (inputs, identity) in OWN_IDENTITY.items():
         ours, theirs = config.get(section) or {}, demo.get(section) or {}
         changed = [k for k in inputs if k in ours and not _same_file(ours[k], theirs.get(k, ""), basedir)]
+        # a BEIR folder is other data whatever the MS MARCO file keys still say (they are not read then)
+        if (ours.get("source") or {}).get("format") == "beir":
+            changed.append("source.folder")
         if not changed:
             continue
         moved += [f"{section}.{k}" for k in changed]
