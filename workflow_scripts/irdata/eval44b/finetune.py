@@ -134,8 +134,10 @@ def evaluate(kind, model, val: dict, settings: dict) -> dict:
     return result["metrics"]
 
 
-def fine_tune(kind: str, train: list[dict], val: dict, settings: dict):
-    """Train; returns (best model, report). `val`: rows, queries, collection, settings for score_arm."""
+def fine_tune(kind: str, train: list[dict], val: dict | None, settings: dict):
+    """Train; returns (best model, report). `val`: rows, queries, collection, settings for score_arm; None
+    trains the planned steps without early stopping and keeps the last model (the downstream comparison,
+    irdata/downstream/, whose arms must differ only in their positives, not in when they stopped)."""
     import torch
 
     if kind not in KINDS:
@@ -174,6 +176,10 @@ def _fine_tune(kind, train, val, settings):
 
     def checkpoint(epoch):
         nonlocal best_state, since_best
+        if val is None:
+            evaluations.append({"step": step, "epoch": epoch, "loss": round(sum(losses) / max(1, len(losses)), 6)})
+            losses.clear()
+            return False
         metrics = evaluate(kind, model, val, settings)
         evaluations.append(
             {
@@ -218,13 +224,14 @@ def _fine_tune(kind, train, val, settings):
         if checkpoint(epoch):
             break
     seconds = time.perf_counter() - start
-    model.load_state_dict(best_state)
+    if best_state is not None:
+        model.load_state_dict(best_state)
     report = {
         "kind": kind,
         "base_model": settings["base_model"],
         "parameters": sum(p.numel() for p in model.parameters()),
         "train_queries": len(train),
-        "val_queries": len(val["rows"]),
+        "val_queries": len(val["rows"]) if val is not None else 0,
         "steps": step,
         "planned_steps": total,
         "epochs": evaluations[-1]["epoch"],
