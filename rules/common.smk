@@ -8,6 +8,7 @@ sys.path.insert(0, str(Path(workflow.basedir) / "workflow_scripts"))
 from irdata.logs import TRACEBACK_ENV as _TRACEBACK_ENV
 from irdata.annotate.common import retry_generation as _retry_generation
 from irdata.config_check import CONFIG_SECTIONS
+from irdata.downstream.stages import RESULT as _DOWNSTREAM_RESULT
 from irdata.provenance import code_hash as _code_hash
 from irdata.shard_files import shard_file as _shard_file, shard_files as _shard_files
 from irdata.stages import StageWiring
@@ -172,3 +173,8 @@ DOUBTING_AUDIT = f"{WORK}/doubting/audit/audit.json"
 def release_audit(wildcards):
     """The label audit, when the config asks for one (doubting.audit)."""
     return {"audit": DOUBTING_AUDIT} if DOUBTING["audit"]["qrels"] else {}
+
+
+def release_downstream(wildcards):
+    """The downstream comparison (rules/downstream.smk), when the config runs one (doubting.downstream)."""
+    return {"downstream": _DOWNSTREAM_RESULT} if DOUBTING["downstream"]["enabled"] else {}

@@ -146,3 +146,79 @@ def test_hard_negatives_skip_graded_and_official_positives():
     assert training_rows(labels, {"a": "p3", "c": "p9"}) == [
         {"query_id": "a", "release": ["p1"], "official": ["p4"], "negative": "p3"},
         {"query_id": "c", "release": ["p6"], "official": ["p6"], "negative": "p9"}]
+
+
+def _evaluation(scores: dict, min_rel: int = 1) -> dict:
+    """An evaluate_model result of one set from per-query MRR@10 scores (every measure the same score)."""
+    per_query = {q: dict.fromkeys(("MRR@10", "nDCG@10", "Recall@100"), s) for q, s in scores.items()}
+    mean = {m: float(np.mean(list(scores.values()))) for m in ("MRR@10", "nDCG@10", "Recall@100")}
+    return {"index": "flat", "sets": {"msmarco_official": {"mean": {**mean, "queries": len(scores)},
+                                                           "per_query": per_query, "min_rel": min_rel}}}
+
+
+def _result(release: dict, official: dict, differ: int):
+    from irdata.downstream.compare import compare
+
+    base = {q: 0.5 for q in release}
+    evaluations = {"m": {"base": {"msmarco": _evaluation(base)}, "release": {"msmarco": _evaluation(release)},
+                         "official": {"msmarco": _evaluation(official)}}}
+    report = {"model_sha256": "ab" * 32, "steps": 4, "examples": 10, "train_queries": 10, "parameters": 1}
+    settings = {"seed": 0, "resamples": 999, "positives": "selected", "eval_sets": [],
+                "train": {"seed": 0, "steps": 4, "batch_queries": 8}}
+    return compare(evaluations, {"m": {"release": report, "official": report}},
+                   {"queries": 10, "differ": differ, "no_negative": 0}, settings)
+
+
+def test_the_card_says_what_the_numbers_show(tmp_path):
+    from irdata.downstream.compare import card_section
+    from irdata.report import downstream_report
+
+    queries = [f"q{i}" for i in range(30)]
+    same = _result(dict.fromkeys(queries, 0.4), dict.fromkeys(queries, 0.4), differ=0)
+    assert same["results"]["m"]["msmarco_official"]["difference"]["MRR@10"]["difference"] == 0.0
+    assert "equal the official ones for all 10 training queries" in card_section(same)
+    better = _result(dict.fromkeys(queries, 0.9), {q: 0.2 + 0.01 * i for i, q in enumerate(queries)}, differ=5)
+    text = card_section(better)
+    assert "The positives differ for 5 of the 10 training queries (50.0%)" in text
+    assert "significantly better (p < 0.05) for nDCG@10 on msmarco_official (m, +0.5550)" in text
+    assert "| m | msmarco_official | 30 | MRR@10 | 0.5000 | 0.3450 | 0.9000 | +0.5550 |" in text
+    noise = _result({q: 0.5 + (0.01 if i % 2 else -0.01) for i, q in enumerate(queries)}, dict.fromkeys(queries, 0.5),
+                    differ=5)
+    assert "No difference between the two trained models is significant" in card_section(noise)
+    assert card_section(None).startswith("This build ran no downstream comparison")
+    path = tmp_path / "downstream.json"
+    from irdata.atomic import write_json_atomic
+
+    write_json_atomic(path, better)
+    out = {"table": tmp_path / "t.html", "figure": tmp_path / "f.png"}
+    assert downstream_report(path, out) == 1
+    first = out["figure"].read_bytes()
+    downstream_report(path, out)
+    assert out["figure"].read_bytes() == first and "+0.5550" in out["table"].read_text()
+
+
+def test_a_beir_set_is_read_and_a_bad_line_is_named(tmp_path):
+    from irdata.downstream.beir import convert_beir
+    from irdata.errors import InputError
+    from irdata.passage_store import PassageStore
+
+    beir = tmp_path / "beir"
+    (beir / "qrels").mkdir(parents=True)
+    (beir / "corpus.jsonl").write_text('{"_id": "d1", "title": "Kyoto", "text": "has temples"}\n'
+                                       '{"_id": "d2", "title": "", "text": "bread\\tbaking"}\n')
+    (beir / "queries.jsonl").write_text('{"_id": "1", "text": "temples in kyoto"}\n{"_id": "2", "text": "unjudged"}\n')
+    (beir / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n1\td1\t1\n1\td2\t0\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    counts = convert_beir(beir, "test", out / "p.arrow", out / "q.tsv", out / "qrels.trec")
+    assert counts == {"passages": 2, "queries": 1, "qrels": 2}
+    assert PassageStore(out / "p.arrow")["d1"] == "Kyoto has temples" and PassageStore(out / "p.arrow")["d2"] == \
+        "bread baking"
+    assert (out / "q.tsv").read_text() == "1\ttemples in kyoto\n"
+    assert (out / "qrels.trec").read_text() == "1 0 d1 1\n1 0 d2 0\n"
+    (beir / "queries.jsonl").write_text('{"_id": "1", "text": "ok"}\n{"_id": 2, "text": "x"}\n')
+    with pytest.raises(InputError, match=r"queries.jsonl, line 2, field '_id': must be a non-empty string"):
+        convert_beir(beir, "test", out / "p.arrow", out / "q.tsv", out / "qrels.trec")
+    (beir / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n1\td9\t1\n")
+    with pytest.raises(InputError, match="corpus-id 'd9'"):
+        convert_beir(beir, "test", out / "p.arrow", out / "q.tsv", out / "qrels.trec")

@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 from string import Template
 
+from ..downstream.compare import card_section
 from ..grade_scale import GRADES
 from ..grading_modes import grading_mode
 from . import baseline_run
@@ -301,6 +302,7 @@ python examples/join_text.py --config judgments --split dev --collection {from_p
         "schema": schema_table(column_meanings(t, official, grading_column)), "loading": "\n".join(load_lines),
         "joining": joining, "no_strict": no_strict, "graded_pairs": n(graded["lines"]),
         "graded_queries": n(graded["queries_grade2"]), "bm25_run": bm25_run_text(config, d),
+        "downstream": card_section(manifest.get("downstream")),
         "license_id": settings["license"], "license_note": settings["license_note"],
         "citation": (f"Paper: {paper}. The citation entry will be added with the paper." if paper else
                      "No paper accompanies this build; cite the release by its repository id and version."),

@@ -10,6 +10,8 @@ count the vectors, the run and the scores are byte-identical from run to run.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from ..doubting.examples.evaluate import MEASURES, evaluate
@@ -52,3 +54,48 @@ def score_run(qrels: dict, run: dict, min_rel: int = 2) -> dict:
     result = evaluate(qrels, run, min_rel, per_query)
     return {"mean": {m: result[m] for m in MEASURES} | {"queries": result["queries"]},
             "per_query": dict(sorted(per_query.items()))}
+
+
+def qrels_dict(path) -> dict:
+    """TREC qrels as {qid: {pid: grade}} (an empty file, a build without strict pairs, is no query)."""
+    from ..tsv import read_trec_qrels
+
+    if Path(path).stat().st_size == 0:
+        return {}
+    table = read_trec_qrels(path)
+    qrels: dict = {}
+    for q, p, g in zip(*(table.column(c).to_pylist() for c in ("query_id", "passage_id", "relevance"))):
+        qrels.setdefault(q, {})[p] = g
+    return qrels
+
+
+def evaluate_model(store, npy_paths, meta_paths, queries: dict, qrels_sets: dict, settings: dict) -> dict:
+    """The downstream_evaluate job's result: full retrieval of the queries judged in any of `qrels_sets`
+    ({name: (qrels, min_rel)}) over the collection's encoded shards, scored per set.
+
+    settings: encode (the encoding settings, whose model encodes the queries), index (the dense index
+    settings), query_chars."""
+    import torch
+
+    from ..eval44b.arms import truncate
+    from ..passage_store import open_store
+    from ..retrieval.dense import load_model, merge_shards, model_settings
+
+    encode = settings["encode"]
+    torch.set_num_threads(encode["threads"])
+    store = open_store(store)
+    asked = model_settings(encode)
+    arrays = merge_shards(list(npy_paths), list(meta_paths), len(store), store.ids_sha256, asked)
+    judged = sorted({q for qrels, _ in qrels_sets.values() for q in qrels})
+    missing = [q for q in judged if q not in queries]
+    if missing:
+        raise ValueError(f"{len(missing)} judged queries have no text, e.g. {missing[:3]}")
+    model = load_model(encode)
+    model.eval()
+    with torch.no_grad():
+        vectors = encode_queries(model, [truncate(queries[q], settings["query_chars"]) for q in judged],
+                                 encode["batch_size"], encode["normalize"])
+    run, kind = retrieve(arrays, store.ids.to_pylist(), judged, vectors, settings["index"])
+    return {"model": encode["model"], "model_sha256": asked["model_sha256"], "index": kind, "passages": len(store),
+            "sets": {name: {**score_run(qrels, run, min_rel), "min_rel": min_rel}
+                     for name, (qrels, min_rel) in sorted(qrels_sets.items())}}

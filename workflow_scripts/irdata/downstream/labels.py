@@ -91,3 +91,37 @@ def arm_examples(rows: list[dict], arm: str, queries: dict[str, str], passages, 
     return [{"note_id": f"{row['query_id']}\t{pid}", "query": truncate(queries[row["query_id"]], query_chars),
              "docs": [truncate(passages[pid], document_chars), truncate(passages[row["negative"]], document_chars)]}
             for row in rows for pid in row[arm]]
+
+
+def run_training_set(paths: dict, bm25_dir, dense_dir, out_rows, out_report, settings: dict,
+                     threads: int | None = None) -> dict:
+    """The downstream_training_set job. paths: train_queries (the release's train_queries parquet), qrels_train,
+    judgments_train, official_qrels (checked TREC qrels), queries (train query TSV)."""
+    import pyarrow.parquet as pq
+
+    from ..atomic import write_json_atomic, write_jsonl_atomic
+    from ..retrieval.search import Searcher
+    from ..tsv import read_id_text_tsv, read_trec_qrels
+
+    official = read_trec_qrels(paths["official_qrels"])
+    labels = label_sets(pq.read_table(paths["train_queries"]), pq.read_table(paths["qrels_train"]), official,
+                        settings["positives"])
+    excluded = excluded_passages(pq.read_table(paths["judgments_train"], columns=["query_id", "passage_id", "grade"]),
+                                 official)
+    table = read_id_text_tsv(paths["queries"], "query_id", "text")
+    texts = dict(zip(table.column("query_id").to_pylist(), table.column("text").to_pylist()))
+    searcher = Searcher(settings["search"], bm25_dir=bm25_dir, dense_dir=dense_dir, threads=threads)
+    queries = labels["queries"]
+    searcher.prepare(texts[q] for q in queries)
+    depth = settings["negative_depth"]
+    hits = searcher.hybrid_batch([texts[q] for q in queries], k=depth, depth=depth,
+                                 exclude=[sorted(excluded.get(q, ())) for q in queries])
+    negatives = hard_negatives(queries, {q: list(h.ids) for q, h in zip(queries, hits)}, excluded)
+    rows = training_rows(labels, negatives)
+    write_jsonl_atomic(out_rows, rows)
+    report = {**labels["counts"], "positives": settings["positives"], "queries": len(rows),
+              "no_negative": len(queries) - len(rows), "differ": sum(r["release"] != r["official"] for r in rows),
+              "release_pairs": sum(len(r["release"]) for r in rows),
+              "official_pairs": sum(len(r["official"]) for r in rows)}
+    write_json_atomic(out_report, report)
+    return report

@@ -6,6 +6,7 @@ arms differ only in their positives."""
 from __future__ import annotations
 
 import logging
+import os
 
 from ..atomic import write_json_atomic
 from ..eval44b.finetune import MODEL_FILES, fine_tune, save_model
@@ -37,6 +38,9 @@ def train_arm(arm: str, rows: list[dict], queries: dict, passages, settings: dic
 
 def run_train_arm(arm: str, training_file, queries_tsv, store, out_dir, out_report, settings: dict) -> dict:
     """The downstream_train job: read the shared training rows, train, save the model and its report."""
+    if str(settings["device"] or "cpu").startswith("cuda"):
+        # deterministic cuBLAS, which torch.use_deterministic_algorithms requires on a GPU
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     rows = read_jsonl(training_file)
     if not rows:
         raise ValueError(f"{training_file}: no training query (none has both kinds of positive and a hard negative)")
