@@ -4,7 +4,7 @@ comparison. rules/downstream.smk only wires these."""
 from __future__ import annotations
 
 from ..retrieval.search import search_settings
-from ..retrieval.stages import dense_index_settings
+from ..retrieval.stages import DENSE_INDEX_KEYS
 from ..stage import Stage, canonical
 from ..workdir import WORK
 
@@ -12,6 +12,10 @@ DS = f"{WORK}/doubting/downstream"
 RESULT = f"{DS}/downstream.json"  # the comparison: MANIFEST.json's `downstream`
 ARMS = ("release", "official")
 MODELS = ("base", *ARMS)  # what is evaluated: the base model and the two trained ones
+# what the evaluation's index reads of retrieval.dense: its kind by size, build and search parameters (the
+# encoding is this stage's own: its model, not the workflow's)
+INDEX_KEYS = (*(k for k in DENSE_INDEX_KEYS if k not in ("model", "normalize", "max_seq_length", "recall_queries")),
+              "ef_search", "ivf_nprobe")
 TRAIN_KEYS = ("seed", "threads", "device", "steps", "batch_queries", "learning_rate", "warmup_share", "scale",
               "max_length", "query_chars", "document_chars", "record_timing")
 
@@ -48,7 +52,7 @@ def training_set_settings(config: dict) -> dict:
 
 def train_settings(config: dict, dsbase: str) -> dict:
     ds = downstream(config)
-    return {**{k: ds[k] for k in TRAIN_KEYS}, "base_model": dsbase, "batch_size": ds["batch_size"]}
+    return {**{k: ds[k] for k in TRAIN_KEYS}, "base_model": dsbase}
 
 
 def encode_settings(config: dict, dsbase: str, dsmodel: str) -> dict:
@@ -63,8 +67,7 @@ def evaluate_settings(config: dict, dsbase: str, dsmodel: str, dscoll: str) -> d
     ds = downstream(config)
     sets = {f"beir_{s['name']}": s for s in eval_sets(config)}
     return {"encode": encode_settings(config, dsbase, dsmodel), "query_chars": ds["query_chars"],
-            "index": dense_index_settings(config["retrieval"]["dense"])
-            | {k: config["retrieval"]["dense"][k] for k in ("ef_search", "ivf_nprobe")},
+            "index": {k: config["retrieval"]["dense"][k] for k in INDEX_KEYS},
             "beir": sets.get(dscoll)}
 
 
