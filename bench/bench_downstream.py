@@ -8,7 +8,8 @@ fine-tune loop, MultipleNegativesRankingLoss with one hard negative, determinist
 sentence-transformers' SentenceTransformerTrainer with its MultipleNegativesRankingLoss on the same
 (query, positive, negative) triples, batch and steps (the named baseline), both from all-MiniLM-L6-v2 on the
 CPU with `--threads` torch threads (or on `--device cuda`), model loading included. Encoding: `--passages`
-passages through the project's encode_passages (one shard job, model loading included) against the raw encode_document call.
+passages through the project's encode_passages (one shard job, model loading included) against the raw
+encode_document call.
 Texts: the real MS MARCO sample when present (/work/shared/data/msmarco-passage-sample), else synthetic.
 Printed last: the hours of the production comparison at these rates (README.md, "The downstream comparison").
 """

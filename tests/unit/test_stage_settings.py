@@ -14,7 +14,9 @@ import pytest
 import yaml
 from snakemake.utils import validate
 
-from irdata.downstream.stages import ARMS as DS_ARMS, MODELS as DS_MODELS, collections as ds_collections
+from irdata.downstream.stages import ARMS as DS_ARMS
+from irdata.downstream.stages import MODELS as DS_MODELS
+from irdata.downstream.stages import collections as ds_collections
 from irdata.eval44b.stages import arms
 from irdata.llm.settings import CONNECTION_SETTINGS
 from irdata.stages import STAGES
