@@ -78,6 +78,7 @@ COMMANDS = {
     ".venv/bin/python -m pytest tests/unit": COLLECT,
     "snakemake doubting": DRY,
     "snakemake eval44b": DRY,
+    "snakemake downstream": DRY,
     "snakemake --report report.html": REPORT,
     "snakemake --report report.html doubting": REPORT,
     "snakemake --profile profiles/slurm": DRY,
