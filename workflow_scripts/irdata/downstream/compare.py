@@ -70,6 +70,14 @@ def table_rows(result: dict) -> list[list[str]]:
     return rows
 
 
+def _empty_sets(result: dict) -> str:
+    empty = sorted({name for sets in result["results"].values() for name, row in sets.items() if not row["queries"]})
+    if not empty:
+        return ""
+    return (f" {', '.join(empty)} {'has' if len(empty) == 1 else 'have'} no query with a relevant pair in this "
+            "build, so nothing was compared there.")
+
+
 def finding(result: dict) -> str:
     """The sentence about downstream gains, from the numbers."""
     ts = result["training_set"]
@@ -77,7 +85,7 @@ def finding(result: dict) -> str:
     if differ == 0:
         return (f"The release's positives equal the official ones for all {queries:,} training queries, so both arms "
                 "trained on the same labels, came out as the same model, and every difference is 0: this build "
-                "shows nothing about whether the release's positives help downstream.")
+                "shows nothing about whether the release's positives help downstream." + _empty_sets(result))
     significant = [(base, name, m, row["difference"][m]["difference"])
                    for base, sets in result["results"].items() for name, row in sets.items() for m in MEASURES
                    if row["queries"] and (row["difference"][m]["p_value"] or 1) < result["alpha"]
@@ -87,7 +95,7 @@ def finding(result: dict) -> str:
     if not significant:
         return (f"{scope} No difference between the two trained models is significant at p < {result['alpha']} "
                 "on any evaluation set and measure: this build shows no downstream gain from the release's "
-                "positives, and no loss.")
+                "positives, and no loss." + _empty_sets(result))
     better = [s for s in significant if s[3] > 0]
     worse = [s for s in significant if s[3] < 0]
 
@@ -100,9 +108,9 @@ def finding(result: dict) -> str:
                      f"{listed(better)}.")
     if worse:
         parts.append(f"It is significantly worse for {listed(worse)}.")
-    total = sum(len(sets) * len(MEASURES) for sets in result["results"].values())
+    total = sum(len(MEASURES) for sets in result["results"].values() for row in sets.values() if row["queries"])
     parts.append(f"The other {total - len(significant)} of {total} comparisons show no significant difference.")
-    return " ".join(parts)
+    return " ".join(parts) + _empty_sets(result)
 
 
 def card_section(result: dict | None) -> str:
