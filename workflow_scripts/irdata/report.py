@@ -346,12 +346,17 @@ def downstream_report(downstream_json, out: dict) -> int:
                              squeeze=False)
     x = np.arange(len(MEASURES))
     for ax, (base, name, row) in zip(axes[0], panels):
+        ax.set_title(f"{name}\n{base}, {row['queries']:,} queries", fontsize=9)
+        if not row["queries"]:
+            ax.text(0.5, 0.5, "no query with a relevant pair", transform=ax.transAxes, ha="center", fontsize=9)
+            ax.set_xticks([])
+            ax.set_yticks([])
+            continue
         for i, model in enumerate(DOWNSTREAM_MODELS):
             bars = ax.bar(x + (i - 1) * 0.27, [row["mean"][model][m] for m in MEASURES], 0.27, label=model)
             ax.bar_label(bars, fmt="%.2f", fontsize=6, padding=1)
         ax.set_xticks(x, MEASURES)
         ax.set_ylim(0, 1.1)
-        ax.set_title(f"{name}\n{base}, {row['queries']:,} queries", fontsize=9)
         ax.legend(fontsize=7, loc="upper left")
     save_figure(fig, out["figure"])
     return len(panels)
