@@ -27,7 +27,9 @@ PUBLISHED = "work/doubting/published.json"  # the package rule's record: the tar
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Workflow:
     wf = Workflow(copy_repo(tmp_path_factory.mktemp("demo") / "wf"))
-    wf.args = ("--configfile", "config.yaml", str(TINY_DEMO.relative_to(REPO)))
+    # the one end-to-end build of the downstream comparison (tests/tiny_demo.yaml leaves it out of the others)
+    (wf.root / "downstream.yaml").write_text("doubting:\n  downstream: {enabled: true}\n")
+    wf.args = ("--configfile", "config.yaml", str(TINY_DEMO.relative_to(REPO)), "downstream.yaml")
     wf.snakemake("--profile", "profiles/local", "--cores", "2", PUBLISHED, *wf.args, timeout=3000)
     return wf
 
