@@ -169,6 +169,11 @@ def _result(release: dict, official: dict, differ: int):
                    {"queries": 10, "differ": differ, "no_negative": 0}, settings)
 
 
+def flat(text: str) -> str:
+    """The card's text with its line breaks as spaces (its paragraphs are wrapped)."""
+    return " ".join(text.split())
+
+
 def test_the_card_says_what_the_numbers_show(tmp_path):
     from irdata.downstream.compare import card_section
     from irdata.report import downstream_report
@@ -176,15 +181,16 @@ def test_the_card_says_what_the_numbers_show(tmp_path):
     queries = [f"q{i}" for i in range(30)]
     same = _result(dict.fromkeys(queries, 0.4), dict.fromkeys(queries, 0.4), differ=0)
     assert same["results"]["m"]["msmarco_official"]["difference"]["MRR@10"]["difference"] == 0.0
-    assert "equal the official ones for all 10 training queries" in card_section(same)
+    assert "equal the official ones for all 10 training queries" in flat(card_section(same))
     better = _result(dict.fromkeys(queries, 0.9), {q: 0.2 + 0.01 * i for i, q in enumerate(queries)}, differ=5)
-    text = card_section(better)
+    text = flat(card_section(better))
     assert "The positives differ for 5 of the 10 training queries (50.0%)" in text
     assert "significantly better (p < 0.05) for nDCG@10 on msmarco_official (m, +0.5550)" in text
-    assert "| m | msmarco_official | 30 | MRR@10 | 0.5000 | 0.3450 | 0.9000 | +0.5550 |" in text
+    assert "| m | msmarco_official | 30 | MRR@10 | 0.5000 | 0.3450 | 0.9000 | +0.5550 |" in card_section(better)
+    assert max(len(line) for line in card_section(better).splitlines() if not line.startswith("|")) <= 115
     noise = _result({q: 0.5 + (0.01 if i % 2 else -0.01) for i, q in enumerate(queries)}, dict.fromkeys(queries, 0.5),
                     differ=5)
-    assert "No difference between the two trained models is significant" in card_section(noise)
+    assert "No difference between the two trained models is significant" in flat(card_section(noise))
     assert card_section(None).startswith("This build ran no downstream comparison")
     path = tmp_path / "downstream.json"
     from irdata.atomic import write_json_atomic

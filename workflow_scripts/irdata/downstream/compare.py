@@ -9,6 +9,8 @@ or that there are none; when the two label sets are the same for every query it 
 
 from __future__ import annotations
 
+import textwrap
+
 from .significance import paired_difference
 
 MEASURES = ("nDCG@10", "MRR@10", "Recall@100")
@@ -64,8 +66,9 @@ def table_rows(result: dict) -> list[list[str]]:
             for m in MEASURES:
                 d = row["difference"][m]
                 ci = "-" if d["ci95"] is None else f"[{d['ci95'][0]:+.4f}, {d['ci95'][1]:+.4f}]"
-                rows.append([base, name, str(row["queries"]), m, *(_f(row["mean"][k][m]) for k in
-                                                                 ("base", "official", "release")),
+                # a set without a relevant pair has no mean (evaluate.py's 0 means nothing there)
+                means = [_f(row["mean"][k][m] if row["queries"] else None) for k in ("base", "official", "release")]
+                rows.append([base, name, str(row["queries"]), m, *means,
                              _signed(d["difference"]), ci, _p(d["p_value"])])
     return rows
 
@@ -128,20 +131,22 @@ def card_section(result: dict | None) -> str:
     sets = "; ".join(f"{name}: {text}" for name, text in result["eval_sets"].items())
     sums = "; ".join(f"{base}/{arm} {m['model_sha256'][:16]}..." for base, arms in result["models"].items()
                      for arm, m in arms.items())
-    return f"""From each base model the build trains two bi-encoders that differ only in their positives: `release`
-takes {positives}, `official` the same queries' official positives. Both see the same {ts['queries']:,} training
-queries (those with both kinds of positive and a hard negative; {ts['no_negative']:,} had no hard negative), the
-same hard negative per query (the best hybrid BM25 + dense hit that is neither graded 2-3 nor officially positive
-for it), the same seed ({s['seed']}), {s['steps']:,} steps of {s['batch_queries']} pairs and loss
-(MultipleNegativesRankingLoss with the hard negative). The base model and both trained models are evaluated
-zero-shot by full retrieval over each collection with examples/evaluate.py. Evaluation sets: {sets}. The
-difference release - official has a paired two-sided randomisation test over queries ({result['resamples']:,}
-resamples, seed {result['seed']}) and a bootstrap 95% interval.
+    setup = (f"From each base model the build trains two bi-encoders that differ only in their positives: `release` "
+             f"takes {positives}, `official` the same queries' official positives. Both see the same "
+             f"{ts['queries']:,} training queries (those with both kinds of positive and a hard negative; "
+             f"{ts['no_negative']:,} had no hard negative), the same hard negative per query (the best hybrid BM25 + "
+             f"dense hit that is neither graded 2-3 nor officially positive for it), the same seed ({s['seed']}), "
+             f"{s['steps']:,} steps of {s['batch_queries']} pairs and loss (MultipleNegativesRankingLoss with the "
+             "hard negative). The base model and both trained models are evaluated zero-shot by full retrieval over "
+             f"each collection with examples/evaluate.py. Evaluation sets: {sets}. The difference release - official "
+             f"has a paired two-sided randomisation test over queries ({result['resamples']:,} resamples, seed "
+             f"{result['seed']}) and a bootstrap 95% interval.")
+    models = ("The trained models are not in this package. The build keeps them in "
+              f"work/doubting/downstream/models/<base>/<arm>/ (sha256 of their files: {sums}; all in MANIFEST.json, "
+              "downstream.models); the workflow's `downstream` target rebuilds them, byte-identical on CPU with the "
+              "same settings (MANIFEST.json, downstream.settings).")
+    return "\n\n".join([_wrap(setup), md_table(header, table_rows(result)), _wrap(finding(result)), _wrap(models)])
 
-{md_table(header, table_rows(result))}
 
-{finding(result)}
-
-The trained models are not in this package. The build keeps them in work/doubting/downstream/models/<base>/<arm>/
-(sha256 of their files: {sums}; all in MANIFEST.json, downstream.models); the workflow's `downstream` target
-rebuilds them, byte-identical on CPU with the same settings (MANIFEST.json, downstream.settings)."""
+def _wrap(text: str) -> str:
+    return textwrap.fill(text, width=115, break_long_words=False, break_on_hyphens=False)
