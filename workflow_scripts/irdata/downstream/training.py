@@ -24,7 +24,7 @@ def loop_settings(settings: dict, examples: int) -> dict:
     """The fine-tune loop's settings for exactly settings["steps"] steps: enough epochs to reach them."""
     per_epoch = -(-examples // settings["batch_queries"])
     return {**settings, "epochs": -(-settings["steps"] // max(1, per_epoch)), "max_steps": settings["steps"],
-            "negatives_per_step": 1, "eval_every": 0, "patience": 1, "val_queries": None}
+            "negatives_per_step": 1, "eval_every": 0}
 
 
 def train_arm(arm: str, rows: list[dict], queries: dict, passages, settings: dict):
