@@ -45,6 +45,7 @@ include: "rules/queries.smk"
 include: "rules/retrieval.smk"
 include: "rules/annotate.smk"
 include: "rules/package.smk"
+include: "rules/downstream.smk"
 include: "rules/eval44b.smk"
 include: "rules/report.smk"
 
@@ -56,6 +57,14 @@ rule doubting:
         DOUBTING_INPUTS_CHECKED,  # first: for other input paths, plans the input check again (rules/queries.smk)
         rules.package.output,
         rules.report_doubting.output,
+        rules.report_downstream.output if DOUBTING["downstream"]["enabled"] else [],
+
+
+# The downstream comparison alone (also part of `doubting` unless doubting.downstream.enabled is false).
+rule downstream:
+    input:
+        rules.downstream_compare.output,
+        rules.report_downstream.output,
 
 
 rule eval44b:

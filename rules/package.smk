@@ -130,6 +130,7 @@ rule release_gate:
 rule stage_release:
     input:
         **release_audit(None),
+        **release_downstream(None),
         inputs_checked=DOUBTING_INPUTS_CHECKED,
         assembled=rules.assemble.output,
         inputs_json=DOUBTING_INPUTS_REPORT,

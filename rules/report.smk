@@ -91,3 +91,29 @@ rule report_eval44b:
         code=code_hash("workflow_scripts/report_eval44b.py"),
     script:
         "../workflow_scripts/report_eval44b.py"
+
+
+rule report_downstream:
+    input:
+        result=DS_RESULT,
+    output:
+        table=report(
+            f"{REPORT_DIR}/doubting/downstream.html",
+            caption="../report/doubting_downstream.rst",
+            category=DOUBTING_REPORT_CATEGORY,
+            subcategory="Tables",
+        ),
+        figure=report(
+            f"{REPORT_DIR}/doubting/downstream.png",
+            caption="../report/doubting_downstream.rst",
+            category=DOUBTING_REPORT_CATEGORY,
+            subcategory="Figures",
+        ),
+    log:
+        "logs/report_downstream.log",
+    conda:
+        "../envs/report.yaml"
+    params:
+        code=code_hash("workflow_scripts/report_downstream.py"),
+    script:
+        "../workflow_scripts/report_downstream.py"

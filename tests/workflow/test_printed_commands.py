@@ -82,6 +82,7 @@ COMMANDS = {
     "snakemake --profile profiles/local doubting --configfile config.yaml config/beir-example.yaml": DRY,
     "snakemake doubting": DRY,
     "snakemake eval44b": DRY,
+    "snakemake downstream": DRY,
     "snakemake --report report.html": REPORT,
     "snakemake --report report.html doubting": REPORT,
     "snakemake --profile profiles/slurm": DRY,

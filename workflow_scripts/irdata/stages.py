@@ -15,6 +15,7 @@ from . import beir_inputs, dedup, msmarco_inputs
 from .annotate import agent, answers, audit, common, grading, wood
 from .doubting import baseline_run, gate
 from .doubting import stages as doubting_stages
+from .downstream import stages as downstream_stages
 from .eval44b import stages as eval44b_stages
 from .provenance import code_hash
 from .retrieval import stages as retrieval_stages
@@ -24,7 +25,8 @@ from .workdir import workflow_file
 STAGES: dict[str, Stage] = {s.name: s for s in (
     msmarco_inputs.STAGE, beir_inputs.STAGE, dedup.STAGE, *retrieval_stages.STAGES,
     agent.STAGE, grading.STAGE, answers.STAGE, wood.STAGE, common.IDENTITY_STAGE, audit.STAGE,
-    *doubting_stages.STAGES, gate.STAGE, baseline_run.STAGE, *eval44b_stages.STAGES)}
+    *doubting_stages.STAGES, gate.STAGE, baseline_run.STAGE, *downstream_stages.STAGES,
+    *eval44b_stages.STAGES)}
 
 
 class StageWiring:

@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 from string import Template
 
+from ..downstream.compare import card_section
 from ..grade_scale import GRADES
 from ..grading_modes import grading_mode
 from . import baseline_run
@@ -388,6 +389,7 @@ python examples/join_text.py --config judgments --split dev --collection {from_p
         "joining": joining, "no_strict": no_strict_text(trec), "evaluation": evaluation_commands(trec),
         "graded_pairs": n(graded["lines"]), "graded_queries": n(graded["queries_grade2"]),
         "bm25_run": bm25_run_text(config, d, manifest["baseline_run"], trec),
+        "downstream": card_section(manifest.get("downstream")),
         "license_id": settings["license"], "license_note": settings["license_note"],
         "citation": (f"Paper: {paper}. The citation entry will be added with the paper." if paper else
                      "No paper accompanies this build; cite the release by its repository id and version."),

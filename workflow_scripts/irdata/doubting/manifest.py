@@ -4,8 +4,8 @@
   examples/bm25_dev.trec (`baseline_run`), every count of the card, sha256 of every input (inputs.json)
   and of every code, prompt and env file, the LLM model and server identity, the config used, the grading
   failures, the LLM failures per stage and split (`failures`, with the grade constraint paths of each
-  split) and the LLM tokens per stage. Sorted keys, no timestamps, no absolute paths: identical inputs
-  give identical bytes.
+  split), the LLM tokens per stage and the downstream comparison (`downstream`: irdata/downstream/compare.py;
+  null when not run). Sorted keys, no timestamps, no absolute paths: identical inputs give identical bytes.
 - SHA256SUMS: GNU `sha256sum` format (`<hex>  <relative path>`), sorted by path, every file of the
   package but itself; `sha256sum -c --strict SHA256SUMS` passes in the package folder.
 - Release ledger: a JSON file outside Snakemake's outputs (Snakemake deletes outputs before a
@@ -36,11 +36,12 @@ MAX_LISTED_FAILURES = 10_000
 DOUBTING_SCRIPTS = ["validate_msmarco_inputs", "validate_beir_inputs", "dedup_train_queries", "shard_queries",
                     "index_bm25", "encode_passages", "index_dense", "agent_search", "grade", "generate_answer", "wood",
                     "llm_identity", "audit_labels", "bm25_dev_run", "assemble", "release_gate", "stage_release",
-                    "package"]
+                    "package", "downstream_training_set", "downstream_train", "downstream_encode",
+                    "downstream_evaluate", "downstream_compare", "downstream_beir_inputs"]
 # the other files of the build, relative to the workflow folder (the config itself is recorded
 # resolved, in MANIFEST.json's `config`; prompts are given by the stages that use them)
 CODE_PATTERNS = ["Snakefile", "rules/common.smk", "rules/queries.smk", "rules/retrieval.smk", "rules/annotate.smk",
-                 "rules/package.smk", "workflow_scripts/irdata/doubting/examples/*.py",
+                 "rules/package.smk", "rules/downstream.smk", "workflow_scripts/irdata/doubting/examples/*.py",
                  "workflow_scripts/irdata/doubting/templates/*", "envs/core.yaml",
                  "envs/llm.yaml", "envs/retrieval.yaml", "schemas/*.yaml", "requirements*.txt"]
 CODE_EXCLUDE = ["schemas/eval44b.schema.yaml"]
@@ -84,7 +85,7 @@ def grading_failures(stats: dict) -> dict:
 
 def build_manifest(stats: dict, version: str, repo_id: str, inputs: dict, identity: dict, config: dict,
                    code: dict[str, str], rules: str, failures: dict | None = None, audit: dict | None = None,
-                   baseline_run: dict | None = None) -> dict:
+                   baseline_run: dict | None = None, downstream: dict | None = None) -> dict:
     rows: dict[str, dict[str, int]] = {}
     for key, count in stats["rows"].items():
         config_name, split = key.split("/")
@@ -107,6 +108,7 @@ def build_manifest(stats: dict, version: str, repo_id: str, inputs: dict, identi
         "failures": llm_failures(failures),
         "tokens": llm_tokens(failures),
         "audit": audit,
+        "downstream": downstream,
     }
 
 

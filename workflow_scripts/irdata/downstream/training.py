@@ -1,0 +1,58 @@
+"""The downstream training job: one arm's bi-encoder from one base model, with the 44b fine-tune loop
+(irdata.eval44b.finetune: MultipleNegativesRankingLoss with the hard negative, AdamW, linear warm-up and
+decay, seeded, deterministic on CPU), trained exactly `steps` steps without early stopping, so that the two
+arms differ only in their positives."""
+
+from __future__ import annotations
+
+import logging
+import os
+
+from ..atomic import write_json_atomic
+from ..eval44b.finetune import MODEL_FILES, fine_tune, save_model
+from ..json_files import read_jsonl
+from ..passage_store import open_store
+from ..retrieval.dense import model_fingerprint
+from ..tsv import read_id_text_tsv
+from .labels import arm_examples
+
+log = logging.getLogger(__name__)
+KIND = "bi_encoder"
+
+
+def loop_settings(settings: dict, examples: int) -> dict:
+    """The fine-tune loop's settings for exactly settings["steps"] steps: enough epochs to reach them."""
+    per_epoch = -(-examples // settings["batch_queries"])
+    return {**settings, "epochs": -(-settings["steps"] // max(1, per_epoch)), "max_steps": settings["steps"],
+            "negatives_per_step": 1, "eval_every": 0}
+
+
+def train_arm(arm: str, rows: list[dict], queries: dict, passages, settings: dict):
+    """(model, report) of one arm; settings: base_model, seed, threads, steps, batch_queries, learning_rate,
+    warmup_share, scale, max_length, batch_size, query_chars, document_chars."""
+    examples = arm_examples(rows, arm, queries, passages, settings["query_chars"], settings["document_chars"])
+    model, report = fine_tune(KIND, examples, None, loop_settings(settings, len(examples)))
+    report = {k: v for k, v in report.items() if k not in ("kind", "best", "val_queries", "epochs")}
+    return model, {**report, "arm": arm, "examples": len(examples), "train_queries": len(rows)}
+
+
+def run_train_arm(arm: str, training_file, queries_tsv, store, out_dir, out_report, settings: dict) -> dict:
+    """The downstream_train job: read the shared training rows, train, save the model and its report."""
+    if str(settings["device"] or "cpu").startswith("cuda"):
+        # deterministic cuBLAS, which torch.use_deterministic_algorithms requires on a GPU
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    rows = read_jsonl(training_file)
+    if not rows:
+        raise ValueError(f"{training_file}: no training query (none has both kinds of positive and a hard negative)")
+    table = read_id_text_tsv(queries_tsv, "query_id", "text")
+    queries = dict(zip(table.column("query_id").to_pylist(), table.column("text").to_pylist()))
+    model, report = train_arm(arm, rows, queries, open_store(store), settings)
+    if not settings["record_timing"]:
+        report["train_seconds"] = None  # a wall time would make the report differ from run to run
+    save_model(model, KIND, out_dir)
+    report["model_sha256"] = model_fingerprint(str(out_dir))
+    report["files"] = MODEL_FILES[KIND]
+    write_json_atomic(out_report, report)
+    log.info("trained %s from %s: %d steps on %d examples; sha256 %s", arm, settings["base_model"], report["steps"],
+             report["examples"], report["model_sha256"])
+    return report
