@@ -166,7 +166,8 @@ def test_a_kill_while_a_new_version_is_published_keeps_the_old_one_aside(tmp_pat
     folder holds v1 or v2 whole and `rel@v1` is absent or v1 whole; the rerun leaves v2, rel@v1 and the ledger."""
     results = tmp_path / "results"
     dest, ledger = results / "rel", results / "ledger.json"
-    releases = {version: stage(tmp_path / version, {**files, "MANIFEST.json": f'{{"version": "{version}"}}'.encode()})
+    releases = {version: stage(tmp_path / version, {**files, "MANIFEST.json": json.dumps(
+                    {"version": version, "config": {}}).encode()})
                 for version, files in (("v1", OLD), ("v2", NEW))}
     found, kill_at = Counter(), 1
     while True:
