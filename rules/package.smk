@@ -63,6 +63,50 @@ if DOUBTING["audit"]["qrels"]:
         script:
             "../workflow_scripts/audit_labels.py"
 
+    # the workflow's own runs over the judged audit queries
+    rule audit_runs:
+        input:
+            qrels=DOUBTING["audit"]["qrels"],
+            queries=DOUBTING["audit"]["queries"],
+            bm25=bm25_index_files("msmarco"),
+            dense=dense_index_files("msmarco"),
+        output:
+            **DOUBTING_AUDIT_RUNS,
+        log:
+            "logs/audit_runs.log",
+        benchmark:
+            "benchmarks/audit_runs.tsv"
+        conda:
+            "../envs/retrieval.yaml"
+        threads: 2
+        params:
+            settings=stage_settings("audit_runs"),
+            code=stage_code("audit_runs"),
+            bm25_dir=lambda wildcards, input: os.path.dirname(input.bm25[0]),
+            dense_dir=lambda wildcards, input: os.path.dirname(input.dense[0]),
+        script:
+            "../workflow_scripts/audit_runs.py"
+
+    # do the model's grades order the runs as the human grades do?
+    rule audit_ranking:
+        input:
+            **DOUBTING_AUDIT_RUNS,
+            grades=rules.audit_labels.output.grades,
+            runs=_audit_run_files(DOUBTING["audit"]["runs"]),
+        output:
+            DOUBTING_AUDIT_RANKING,
+        log:
+            "logs/audit_ranking.log",
+        benchmark:
+            "benchmarks/audit_ranking.tsv"
+        conda:
+            "../envs/retrieval.yaml"
+        params:
+            settings=stage_settings("audit_ranking"),
+            code=stage_code("audit_ranking"),
+        script:
+            "../workflow_scripts/audit_ranking.py"
+
 
 rule assemble:
     input:

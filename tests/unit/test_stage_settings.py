@@ -39,10 +39,11 @@ RELEASE = {"stage_release"}  # MANIFEST.json records the whole config but the co
 ARMS = {"score_arms", "package_44b"}  # the package records each arm's settings
 FINE_TUNES = {"fine_tune_44b_cross_encoder", "fine_tune_44b_bi_encoder"}
 LLM_STAGES = {"agent_search", "grade", "generate_answer", "wood", "audit_labels", "llm_identity"}
-BM25 = {"index_bm25", "index_44b_miner_bm25", "agent_search", "bm25_dev_run", "mine_negatives"} | ARMS | RELEASE
-ENCODER = {"encode_passages", "index_44b_miner_dense", "agent_search", "mine_negatives"} | ARMS | RELEASE
+BM25 = {"index_bm25", "index_44b_miner_bm25", "agent_search", "bm25_dev_run", "mine_negatives", "audit_runs"} | ARMS \
+    | RELEASE
+ENCODER = {"encode_passages", "index_44b_miner_dense", "agent_search", "mine_negatives", "audit_runs"} | ARMS | RELEASE
 DENSE_INDEX = {"index_dense", "index_44b_miner_dense"} | ARMS | RELEASE
-DENSE_SEARCH = {"agent_search", "mine_negatives"} | ARMS | RELEASE
+DENSE_SEARCH = {"agent_search", "mine_negatives", "audit_runs"} | ARMS | RELEASE
 MINING = {"mine_negatives", "package_44b"}
 RAW_INPUT = {"validate_msmarco_inputs"} | RELEASE
 CARD = ("version", "ids_refer_to", "corpus_description", "license", "license_note", "paper", "repo_id")
@@ -70,7 +71,9 @@ EXPECTED = {
        for split in ("train", "dev") for key in ("default", "default_description", "batches")},
     **{f"doubting.{key}": {"package"} | RELEASE for key in ("package_dir", "release_ledger")},
     **{f"doubting.audit.{key}": {"audit_labels"} | RELEASE
-       for key in ("qrels", "queries", "grading", "per_grade", "seed", "missing_passages")},
+       for key in ("qrels", "queries", "grading", "per_grade", "missing_passages")},
+    "doubting.audit.seed": {"audit_labels", "audit_runs"} | RELEASE,  # and the random run's order
+    "doubting.audit.runs": {"audit_ranking"} | RELEASE,
     # annotation
     **{f"annotation.agent.{split}.{key}": {"agent_search"} | RELEASE
        for split in ("train", "dev") for key in AGENT_BUDGET},

@@ -69,6 +69,19 @@ def test_package_is_complete_and_verifiable(built):
     assert header["size_categories"] and header["configs"]
 
 
+def test_the_audit_orders_the_workflows_runs_under_human_and_model_grades(built):
+    package = built.root / PACKAGE
+    audit = json.loads((package / "MANIFEST.json").read_text())["audit"]
+    ranking = audit["system_ranking"]
+    assert [r["name"] for r in ranking["runs"]] == [f"workflow:{name}" for name in ("bm25", "dense", "hybrid_rrf",
+                                                                                     "random")]
+    assert ranking["pairs"] == audit["pairs"] and ranking["correlation"]["nDCG@10"]["runs"] == 4
+    runs = built.root / "work/doubting/audit/runs"
+    judged = {line.split()[0] for line in (built.root / "resources/demo/audit.qrels.tsv").read_text().splitlines()}
+    assert {line.split()[0] for line in (runs / "bm25.trec").read_text().splitlines()} <= judged
+    assert "System ranking. 4 runs" in (package / "README.md").read_text()
+
+
 def test_agent_traces_record_every_step(built):
     traces = [json.loads(line) for path in sorted((built.root / "work/doubting/traces").glob("*/*.jsonl"))
               for line in path.read_text().splitlines()]
@@ -97,7 +110,7 @@ RELEASE = {"assemble", "release_gate", "stage_release", "package"}
 
 
 @pytest.mark.parametrize("file, expected", [
-    ("prompts/grade_query_only.txt", {"grade", "generate_answer", "wood", "audit_labels", *RELEASE}),
+    ("prompts/grade_query_only.txt", {"grade", "generate_answer", "wood", "audit_labels", "audit_ranking", *RELEASE}),
     ("prompts/grade_answer_hinted.txt", {"grade", *RELEASE}),
     ("prompts/wood_with_passage.txt", {"wood", *RELEASE}),
     ("workflow_scripts/irdata/annotate/wood.py", {"wood", *RELEASE}),
@@ -133,7 +146,8 @@ def test_llm_server_settings_rerun_nothing(built):
 
 def test_a_search_setting_the_agent_reads_reruns_the_agent(built):
     args = config_overlay(built, "ef.yaml", "retrieval:\n  dense: {ef_search: 200}\n")
-    assert set(built.planned_rules(PUBLISHED, *args)) == {"agent_search", "grade", "generate_answer", "wood", *RELEASE}
+    assert set(built.planned_rules(PUBLISHED, *args)) == {"agent_search", "grade", "generate_answer", "wood",
+                                                          "audit_runs", "audit_ranking", *RELEASE}
 
 
 def test_grade_prompt_change_reruns_only_train_grading(built):

@@ -26,7 +26,7 @@ CONFIG_INPUTS = (
     ("eval44b", "reviews"),
 )
 # the same, one level deeper (doubting.audit)
-CONFIG_NESTED_INPUTS = (("doubting", "audit", "qrels"), ("doubting", "audit", "queries"))
+CONFIG_NESTED_INPUTS = (("doubting", "audit", "qrels"), ("doubting", "audit", "queries"), ("doubting", "audit", "runs"))
 
 
 def workflow_file(path, basedir, workdir=None) -> str:
@@ -60,4 +60,5 @@ def resolve_config_inputs(config: dict, basedir, workdir=None) -> None:
     for section, sub, key in CONFIG_NESTED_INPUTS:
         part = config[section].get(sub) or {}
         if key in part:
-            part[key] = input_file(part[key], basedir, workdir)
+            part[key] = ([input_file(p, basedir, workdir) for p in part[key]] if isinstance(part[key], list)
+                         else input_file(part[key], basedir, workdir))

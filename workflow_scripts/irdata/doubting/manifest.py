@@ -33,8 +33,8 @@ MAX_LISTED_FAILURES = 10_000
 # release's code; the 44b scripts and modules are not (editing them changes nothing here)
 DOUBTING_SCRIPTS = ["validate_msmarco_inputs", "dedup_train_queries", "shard_queries", "index_bm25",
                     "encode_passages", "index_dense", "agent_search", "grade", "generate_answer", "wood",
-                    "llm_identity", "audit_labels", "bm25_dev_run", "assemble", "release_gate", "stage_release",
-                    "package"]
+                    "llm_identity", "audit_labels", "audit_runs", "audit_ranking", "bm25_dev_run", "assemble",
+                    "release_gate", "stage_release", "package"]
 # the other files of the build, relative to the workflow folder (the config itself is recorded
 # resolved, in MANIFEST.json's `config`; prompts are given by the stages that use them)
 CODE_PATTERNS = ["Snakefile", "rules/common.smk", "rules/queries.smk", "rules/retrieval.smk", "rules/annotate.smk",

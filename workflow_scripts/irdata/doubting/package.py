@@ -45,9 +45,11 @@ def selection_rules() -> str:
 
 def build_package(assembled_dir, out_dir, version: str, repo_id: str, inputs_json, identity_json, config: dict,
                   code_root, code_paths: list[str], batch_descriptions: dict, ledger, bm25_run, failures_json=None,
-                  package_dir=None, audit_json=None, raw_inputs: list[str] | None = None) -> dict:
+                  package_dir=None, audit_json=None, raw_inputs: list[str] | None = None,
+                  audit_ranking_json=None) -> dict:
     """Build the release at `out_dir` (the staging folder); return the manifest. `bm25_run`: the
-    BM25 dev run (bm25_dev_run), shipped as examples/bm25_dev.trec. Raises
+    BM25 dev run (bm25_dev_run), shipped as examples/bm25_dev.trec. `audit_ranking_json`: the
+    audit's system-ranking agreement (audit_ranking), MANIFEST.json's `audit.system_ranking`. Raises
     ReleaseFrozenError when the ledger holds `version` with other content, and InputError when
     `raw_inputs` (the input files the config names) are not the files inputs.json records. A release
     of another version published at `package_dir` is then set aside, so that publishing this one
@@ -60,6 +62,8 @@ def build_package(assembled_dir, out_dir, version: str, repo_id: str, inputs_jso
     identity = read_json(identity_json)
     failures = read_json(failures_json) if failures_json is not None else None
     audit = read_json(audit_json) if audit_json is not None else None
+    if audit is not None and audit_ranking_json is not None:
+        audit["system_ranking"] = read_json(audit_ranking_json)
     with atomic_dir(out_dir) as tmp:
         for rel in [*DATA_FILES.values(), TREC_STRICT, TREC_GRADED, *ID_FILES.values()]:
             src = assembled_dir / rel
