@@ -173,8 +173,15 @@ DOUBTING_AUDIT_RANKING = f"{WORK}/doubting/audit/ranking.json"
 DOUBTING_AUDIT_RUNS = {name: f"{WORK}/doubting/audit/runs/{name}.trec" for name in AUDIT_OWN_RUNS}
 
 
+# the blinded human audit (irdata/doubting/human_audit.py), when it draws a sample
+DOUBTING_HUMAN_AUDIT = (
+    f"{WORK}/doubting/human_audit/results.json" if DOUBTING["audit"]["human"]["sample_queries"] else None
+)
+
+
 def release_audit(wildcards):
-    """The label audit, when the config asks for one (doubting.audit)."""
+    """The label audit and the human audit, when the config asks for them (doubting.audit)."""
+    audits = {"human_audit": DOUBTING_HUMAN_AUDIT} if DOUBTING_HUMAN_AUDIT else {}
     if not DOUBTING["audit"]["qrels"]:
-        return {}
-    return {"audit": DOUBTING_AUDIT, "audit_ranking": DOUBTING_AUDIT_RANKING}
+        return audits
+    return {**audits, "audit": DOUBTING_AUDIT, "audit_ranking": DOUBTING_AUDIT_RANKING}

@@ -11,6 +11,7 @@ from irdata.doubting.assemble import assembled_files as _assembled_files
 from irdata.doubting.gate import AUDIT_SPLIT as _AUDIT_SPLIT, STAGES as _GATED_RULES, input_name as _gate_input
 from irdata.doubting.manifest import code_files as _code_files
 from irdata.doubting.package import release_files as _release_files
+from irdata.doubting.release_files import ID_FILES as _ID_FILES, TREC_STRICT as _TREC_STRICT
 from irdata.shard_files import SPLIT_FILES as _SPLIT_FILES, rule_splits as _rule_splits
 
 DOUBTING_ASSEMBLED = f"{WORK}/doubting/assembled"
@@ -106,6 +107,50 @@ if DOUBTING["audit"]["qrels"]:
             code=stage_code("audit_ranking"),
         script:
             "../workflow_scripts/audit_ranking.py"
+
+
+if DOUBTING_HUMAN_AUDIT:
+
+    # the blinded sheet: strict and official positives of a sample of dev queries, origins hidden
+    rule human_audit_sheet:
+        input:
+            dev_all=f"{DOUBTING_ASSEMBLED}/{_ID_FILES['dev_all']}",
+            strict=f"{DOUBTING_ASSEMBLED}/{_TREC_STRICT}",
+            official=DOUBTING_CHECKED["dev_qrels"],
+            queries=DOUBTING["dev_queries"],
+            collection=STORES["msmarco"],
+        output:
+            sheet=f"{WORK}/doubting/human_audit/sheet.csv",
+            label_studio=f"{WORK}/doubting/human_audit/sheet.labelstudio.json",
+            key=f"{WORK}/doubting/human_audit/key.json",
+        log:
+            "logs/human_audit_sheet.log",
+        conda:
+            "../envs/core.yaml"
+        params:
+            settings=stage_settings("human_audit_sheet"),
+            code=stage_code("human_audit_sheet"),
+        script:
+            "../workflow_scripts/human_audit_sheet.py"
+
+    # the filled sheets read back against the key
+    rule human_audit_results:
+        input:
+            key=rules.human_audit_sheet.output.key,
+            sheets=DOUBTING["audit"]["human"]["sheets"],
+            queries=DOUBTING["dev_queries"],
+            collection=STORES["msmarco"],
+        output:
+            DOUBTING_HUMAN_AUDIT,
+        log:
+            "logs/human_audit_results.log",
+        conda:
+            "../envs/core.yaml"
+        params:
+            settings=stage_settings("human_audit_results"),
+            code=stage_code("human_audit_results"),
+        script:
+            "../workflow_scripts/human_audit_results.py"
 
 
 rule assemble:

@@ -72,7 +72,10 @@ EXPECTED = {
     **{f"doubting.{key}": {"package"} | RELEASE for key in ("package_dir", "release_ledger")},
     **{f"doubting.audit.{key}": {"audit_labels"} | RELEASE
        for key in ("qrels", "queries", "grading", "per_grade", "missing_passages")},
-    "doubting.audit.seed": {"audit_labels", "audit_runs"} | RELEASE,  # and the random run's order
+    # and the random run's order, and the human audit's sample
+    "doubting.audit.seed": {"audit_labels", "audit_runs", "human_audit_sheet"} | RELEASE,
+    "doubting.audit.human.sample_queries": {"human_audit_sheet"} | RELEASE,
+    "doubting.audit.human.sheets": {"human_audit_results"} | RELEASE,
     "doubting.audit.runs": {"audit_ranking"} | RELEASE,
     # annotation
     **{f"annotation.agent.{split}.{key}": {"agent_search"} | RELEASE

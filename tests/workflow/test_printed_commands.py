@@ -76,6 +76,7 @@ COMMANDS = {
     ".venv/bin/snakemake --lint                                   # style checks of the workflow (kept "
     "clean)": RUN,
     ".venv/bin/python -m pytest tests/unit": COLLECT,
+    ".venv/bin/snakemake --profile profiles/local work/doubting/human_audit/sheet.csv": DRY,
     "snakemake doubting": DRY,
     "snakemake eval44b": DRY,
     "snakemake --report report.html": REPORT,

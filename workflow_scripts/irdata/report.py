@@ -249,6 +249,24 @@ def ranking_html(ranking: dict | None) -> str:
             + f"<img alt='system ranking scatter' src='{ranking_figure_uri(ranking)}'>")
 
 
+def human_audit_html(human: dict | None) -> str:
+    """The blinded human audit: per origin the share judged to fully answer, with its interval."""
+    if not human:
+        return f"<p>Blinded human audit: {NOT_AVAILABLE} (no <code>human_audit</code> in MANIFEST.json).</p>"
+    rows = [[origin, o["items"], o["judged"], o["not_judged"], o["fully_answers"], _or_na(o["share"]),
+             _or_na(o["ci95"] and f"{o['ci95'][0]:.3f}-{o['ci95'][1]:.3f}")] for origin, o in human["origins"].items()]
+    diff = human["difference"]
+    agreement = human["agreement"]
+    return ("<p>Blinded human audit: does the passage fully answer the query?</p>"
+            + html_table(["origin", "items", "judged", "not judged", "fully answers", "share", "95% Wilson"], rows)
+            + html_table(["measure", "value"], [
+                ["strict minus official", _or_na(diff and diff["strict_minus_official"])],
+                ["its 95% interval", _or_na(diff and f"{diff['ci95'][0]:.3f} to {diff['ci95'][1]:.3f}")],
+                ["annotator sheets", len(human["sheets"])],
+                ["annotator kappa", _or_na(agreement and agreement["kappa"])],
+                ["sampled items without a judgment", len(human["missing_items"])]]))
+
+
 def _or_na(value):
     return NOT_AVAILABLE if value is None else value
 
@@ -339,7 +357,8 @@ def doubting_report(stats_json, manifest_json, judgments_train, train_queries, d
                summary_html(stats, manifest, wood, proposals))
     write_html(out["failures"], "Doubting MS MARCO: failures per stage",
                _failures_html(manifest) + tokens_html(manifest))
-    write_html(out["audit"], "Doubting MS MARCO: label audit against human judgments", audit_html(manifest))
+    write_html(out["audit"], "Doubting MS MARCO: label audit against human judgments",
+               audit_html(manifest) + human_audit_html(manifest.get("human_audit")))
     return {"wood": wood, "proposals": proposals, "audit": manifest.get("audit"),
             "failures": manifest.get("failures"), "agent": behaviour}
 

@@ -21,7 +21,17 @@ from ..grade_scale import GRADES
 from ..grading_modes import grading_mode
 from . import baseline_run
 from .assemble import CONFIG_SPLITS, TREC_GRADED
-from .card_parts import audit_text, column_meanings, f2, llm_failures_text, md_table, med, n, schema_table
+from .card_parts import (
+    audit_text,
+    column_meanings,
+    f2,
+    human_audit_text,
+    llm_failures_text,
+    md_table,
+    med,
+    n,
+    schema_table,
+)
 from .hub_metadata import declared_configs, front_matter
 
 TITLE = "Doubting MS MARCO"
@@ -297,7 +307,8 @@ python examples/join_text.py --config judgments --split dev --collection {from_p
         "grading_comparable": grading_comparable,
         "dev_batches": _batches(d["acquisition_batches"], batch_descriptions.get("dev", {})),
         "train_batches": _batches(t["acquisition_batches"], batch_descriptions.get("train", {})),
-        "audit": audit_text(manifest["audit"]), "id_source": "MS MARCO" if msmarco else "the corpus files",
+        "audit": audit_text(manifest["audit"]) + "\n\n" + human_audit_text(manifest.get("human_audit")),
+        "id_source": "MS MARCO" if msmarco else "the corpus files",
         "schema": schema_table(column_meanings(t, official, grading_column)), "loading": "\n".join(load_lines),
         "joining": joining, "no_strict": no_strict, "graded_pairs": n(graded["lines"]),
         "graded_queries": n(graded["queries_grade2"]), "bm25_run": bm25_run_text(config, d),

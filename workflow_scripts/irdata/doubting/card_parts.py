@@ -111,6 +111,50 @@ def system_ranking_text(ranking: dict) -> str:
     return text + "\n\n" + md_table(header, rows)
 
 
+def _share(o: dict) -> str:
+    if not o["judged"]:
+        return f"none of its {n(o['items'])} items is judged yet"
+    lo, hi = o["ci95"]
+    return (f"{n(o['fully_answers'])} of {n(o['judged'])} judged items ({100 * o['share']:.1f}%, 95% Wilson interval "
+            f"{100 * lo:.1f}-{100 * hi:.1f}%) fully answer the query, {n(o['not_judged'])} not yet judged")
+
+
+def human_audit_text(h: dict | None) -> str:
+    """The blinded human audit (MANIFEST.json `human_audit`): what its numbers show, nothing more."""
+    if h is None:
+        return ("No blinded human audit was run for this build (doubting.audit.human): whether the strict "
+                "positives answer their queries more often than the official ones is not measured here.")
+    s, o = h["origins"]["strict"], h["origins"]["official"]
+    annotators = len(h["sheets"])
+    text = (f"Blinded human audit. {n(h['sample_queries'])} dev queries were drawn at random; each gave one "
+            f"official positive and, where the release has one, one strict positive ({n(h['queries_with_strict'])} "
+            f"of them had one), shuffled into {n(h['items'])} items with their origin hidden, and {n(annotators)} "
+            f"annotator sheet(s) answered \"{h['question']}\" ({' / '.join(h['allowed'])}; an item's label is the "
+            f"majority of its annotators, a tie is not \"yes\"). Strict positives: {_share(s)}. Official "
+            f"positives: {_share(o)}.")
+    if h["queries_with_strict"] == 0:
+        text += (" The release has no strict positive for any sampled query, so this sample cannot compare strict "
+                 "with official positives.")
+    elif h["difference"] is not None:
+        d, (lo, hi) = h["difference"]["strict_minus_official"], h["difference"]["ci95"]
+        reading = ("the interval excludes 0" if lo > 0 or hi < 0 else
+                   "the interval includes 0: this sample shows no difference")
+        text += (f" Difference, strict minus official: {100 * d:+.1f} points (95% interval {100 * lo:+.1f} to "
+                 f"{100 * hi:+.1f}; {reading}).")
+    else:
+        text += " Until both origins have judged items there is no difference to report."
+    agreement = h.get("agreement")
+    if agreement is not None:
+        kappa = "n/a" if agreement["kappa"] is None else f"{agreement['kappa']:.3f}"
+        name = "Cohen's" if agreement["method"] == "cohen" else "Fleiss'"
+        text += f" Annotator agreement: {name} kappa {kappa} over the {n(agreement['items'])} items all answered."
+    if h["missing_items"]:
+        text += f" {n(len(h['missing_items']))} sampled items have no judgment yet."
+    if h["judged_outside_sample"]:
+        text += f" {n(h['judged_outside_sample'])} judged items are no longer in the sample and are left out."
+    return text
+
+
 def column_meanings(t: dict, official: str, grading: str) -> dict[str, list[tuple[tuple[str, ...], str]]]:
     """Per config, groups of consecutive columns and what they mean; columns and types come from SCHEMAS."""
     return {

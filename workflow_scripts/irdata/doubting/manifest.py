@@ -33,8 +33,8 @@ MAX_LISTED_FAILURES = 10_000
 # release's code; the 44b scripts and modules are not (editing them changes nothing here)
 DOUBTING_SCRIPTS = ["validate_msmarco_inputs", "dedup_train_queries", "shard_queries", "index_bm25",
                     "encode_passages", "index_dense", "agent_search", "grade", "generate_answer", "wood",
-                    "llm_identity", "audit_labels", "audit_runs", "audit_ranking", "bm25_dev_run", "assemble",
-                    "release_gate", "stage_release", "package"]
+                    "llm_identity", "audit_labels", "audit_runs", "audit_ranking", "human_audit_sheet",
+                    "human_audit_results", "bm25_dev_run", "assemble", "release_gate", "stage_release", "package"]
 # the other files of the build, relative to the workflow folder (the config itself is recorded
 # resolved, in MANIFEST.json's `config`; prompts are given by the stages that use them)
 CODE_PATTERNS = ["Snakefile", "rules/common.smk", "rules/queries.smk", "rules/retrieval.smk", "rules/annotate.smk",
@@ -81,7 +81,8 @@ def grading_failures(stats: dict) -> dict:
 
 
 def build_manifest(stats: dict, version: str, repo_id: str, inputs: dict, identity: dict, config: dict,
-                   code: dict[str, str], rules: str, failures: dict | None = None, audit: dict | None = None) -> dict:
+                   code: dict[str, str], rules: str, failures: dict | None = None, audit: dict | None = None,
+                   human_audit: dict | None = None) -> dict:
     rows: dict[str, dict[str, int]] = {}
     for key, count in stats["rows"].items():
         config_name, split = key.split("/")
@@ -103,6 +104,7 @@ def build_manifest(stats: dict, version: str, repo_id: str, inputs: dict, identi
         "failures": llm_failures(failures),
         "tokens": llm_tokens(failures),
         "audit": audit,
+        "human_audit": human_audit,
     }
 
 
