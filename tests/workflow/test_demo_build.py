@@ -82,6 +82,22 @@ def test_the_audit_orders_the_workflows_runs_under_human_and_model_grades(built)
     assert "System ranking. 4 runs" in (package / "README.md").read_text()
 
 
+def test_the_human_audit_sheet_hides_the_origin_and_the_demo_sheet_is_read_back(built):
+    folder = built.root / "work/doubting/human_audit"
+    key = json.loads((folder / "key.json").read_text())
+    sheet = (folder / "sheet.csv").read_text()
+    assert "official" not in sheet and "strict" not in sheet
+    assert [line.split(",", 1)[0] for line in sheet.splitlines()[1:]] == list(key["items"])
+    human = json.loads((built.root / PACKAGE / "MANIFEST.json").read_text())["human_audit"]
+    assert human["sheets"] == ["human_audit.sheet.csv"] and human["items"] == len(key["items"])
+    # the tiny demo's 2 dev queries are a subset of the demo's 3, whose sheet is filled
+    assert human["origins"]["official"]["judged"] == human["origins"]["official"]["items"] == 2
+    # a strict positive the shorter tiny agent found may be missing from the sheet, never an official one
+    assert all(key["items"][i]["origins"] == ["strict"] for i in human["missing_items"])
+    assert human["judged_outside_sample"] >= 1
+    assert "Blinded human audit. 2 dev queries" in (built.root / PACKAGE / "README.md").read_text()
+
+
 def test_agent_traces_record_every_step(built):
     traces = [json.loads(line) for path in sorted((built.root / "work/doubting/traces").glob("*/*.jsonl"))
               for line in path.read_text().splitlines()]

@@ -43,7 +43,8 @@ def test_the_production_config_plans_the_full_build(workflow):
         "index_dense": 1,
         "agent_search": train + dev, "grade": train + dev, "generate_answer": train, "wood": train,
         "llm_identity": 1, "audit_labels": 1,
-        "audit_runs": 1, "audit_ranking": 1, "assemble": 1, "release_gate": 1, "bm25_dev_run": 1,
+        "audit_runs": 1, "audit_ranking": 1, "human_audit_sheet": 1, "human_audit_results": 1,
+        "assemble": 1, "release_gate": 1, "bm25_dev_run": 1,
         "stage_release": 1, "package": 1, "report_doubting": 1,
     }
     assert {rule: counts.get(rule) for rule in expected} == expected

@@ -112,6 +112,8 @@ def system_ranking_text(ranking: dict) -> str:
 
 
 def _share(o: dict) -> str:
+    if not o["items"]:
+        return "none in the sample"
     if not o["judged"]:
         return f"none of its {n(o['items'])} items is judged yet"
     lo, hi = o["ci95"]
@@ -128,10 +130,11 @@ def human_audit_text(h: dict | None) -> str:
     annotators = len(h["sheets"])
     text = (f"Blinded human audit. {n(h['sample_queries'])} dev queries were drawn at random; each gave one "
             f"official positive and, where the release has one, one strict positive ({n(h['queries_with_strict'])} "
-            f"of them had one), shuffled into {n(h['items'])} items with their origin hidden, and {n(annotators)} "
-            f"annotator sheet(s) answered \"{h['question']}\" ({' / '.join(h['allowed'])}; an item's label is the "
-            f"majority of its annotators, a tie is not \"yes\"). Strict positives: {_share(s)}. Official "
-            f"positives: {_share(o)}.")
+            f"of them had one), shuffled into {n(h['items'])} items with their origin hidden, for annotators to answer "
+            f"\"{h['question']}\" ({' / '.join(h['allowed'])}). "
+            + (f"{n(annotators)} filled sheet(s) were read back (an item's label is the majority of its annotators, "
+               "a tie is not \"yes\"). " if annotators else "No filled sheet is named yet (doubting.audit.human.sheets). ")
+            + f"Strict positives: {_share(s)}. Official positives: {_share(o)}.")
     if h["queries_with_strict"] == 0:
         text += (" The release has no strict positive for any sampled query, so this sample cannot compare strict "
                  "with official positives.")
