@@ -133,7 +133,8 @@ def human_audit_text(h: dict | None) -> str:
             f"of them had one), shuffled into {n(h['items'])} items with their origin hidden, for annotators to answer "
             f"\"{h['question']}\" ({' / '.join(h['allowed'])}). "
             + (f"{n(annotators)} filled sheet(s) were read back (an item's label is the majority of its annotators, "
-               "a tie is not \"yes\"). " if annotators else "No filled sheet is named yet (doubting.audit.human.sheets). ")
+               "a tie is not \"yes\"). " if annotators
+               else "No filled sheet is named yet (doubting.audit.human.sheets). ")
             + f"Strict positives: {_share(s)}. Official positives: {_share(o)}.")
     if h["queries_with_strict"] == 0:
         text += (" The release has no strict positive for any sampled query, so this sample cannot compare strict "
