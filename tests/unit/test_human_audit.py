@@ -14,6 +14,7 @@ from irdata.doubting.human_audit import (
     draw_sample,
     fleiss_kappa,
     human_results,
+    qrels_positives,
     newcombe,
     read_sheets,
     sheet_csv,
@@ -144,3 +145,10 @@ def test_the_card_follows_the_numbers(tmp_path):
     assert "has no strict positive for any sampled query" in text and "none of its 3 items is judged yet" in text
     assert "No blinded human audit" in human_audit_text(None)
     assert COLUMNS[0] == "item_id"
+
+
+def test_positives_of_qrels_and_of_an_empty_strict_qrels(tmp_path):
+    (tmp_path / "strict.qrels").write_text("")
+    assert qrels_positives(tmp_path / "strict.qrels") == {}
+    (tmp_path / "official.qrels").write_text("q1 0 p1 1\nq1 0 p2 0\nq2 0 p3 1\nq1 0 p4 1\n")
+    assert qrels_positives(tmp_path / "official.qrels") == {"q1": ["p1", "p4"], "q2": ["p3"]}

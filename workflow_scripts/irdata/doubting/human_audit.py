@@ -234,7 +234,10 @@ def human_results(sample: dict, sheets: dict[str, dict[str, str]]) -> dict:
 
 
 def qrels_positives(path) -> dict[str, list[str]]:
-    """{query_id: [passage_id, ...]} of the pairs of a TREC qrels file with a grade >= 1."""
+    """{query_id: [passage_id, ...]} of the pairs of a TREC qrels file with a grade >= 1; an empty file
+    (strict qrels of a release without a grade 3) has none."""
+    if Path(path).stat().st_size == 0:
+        return {}
     table = read_trec_qrels(path)
     out: dict[str, list[str]] = {}
     for q, p, g in zip(*(table.column(c).to_pylist() for c in ("query_id", "passage_id", "relevance"))):
