@@ -8,6 +8,7 @@ sys.path.insert(0, str(Path(workflow.basedir) / "workflow_scripts"))
 
 from irdata.logs import TRACEBACK_ENV as _TRACEBACK_ENV
 from irdata.annotate.common import retry_generation as _retry_generation
+from irdata.doubting.audit_ranking import OWN_RUNS as AUDIT_OWN_RUNS, run_files as _audit_run_files
 from irdata.config_check import CONFIG_SECTIONS
 from irdata.doubting.stages import frozen_version_conflict as _frozen_version_conflict
 from irdata.provenance import code_hash as _code_hash
@@ -205,11 +206,23 @@ def grade_inputs(wildcards):
 
 # The label audit (rules/package.smk)
 DOUBTING_AUDIT = f"{WORK}/doubting/audit/audit.json"
+# its system-ranking agreement: the workflow's own runs and the configured ones (irdata/doubting/audit_ranking.py)
+DOUBTING_AUDIT_RANKING = f"{WORK}/doubting/audit/ranking.json"
+DOUBTING_AUDIT_RUNS = {name: f"{WORK}/doubting/audit/runs/{name}.trec" for name in AUDIT_OWN_RUNS}
+
+
+# the blinded human audit (irdata/doubting/human_audit.py), when it draws a sample
+DOUBTING_HUMAN_AUDIT = (
+    f"{WORK}/doubting/human_audit/results.json" if DOUBTING["audit"]["human"]["sample_queries"] else None
+)
 
 
 def release_audit(wildcards):
-    """The label audit, when the config asks for one (doubting.audit)."""
-    return {"audit": DOUBTING_AUDIT} if DOUBTING["audit"]["qrels"] else {}
+    """The label audit and the human audit, when the config asks for them (doubting.audit)."""
+    audits = {"human_audit": DOUBTING_HUMAN_AUDIT} if DOUBTING_HUMAN_AUDIT else {}
+    if not DOUBTING["audit"]["qrels"]:
+        return audits
+    return {**audits, "audit": DOUBTING_AUDIT, "audit_ranking": DOUBTING_AUDIT_RANKING}
 
 
 def release_downstream(wildcards):

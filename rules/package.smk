@@ -11,6 +11,7 @@ from irdata.doubting.assemble import assembled_files as _assembled_files
 from irdata.doubting.gate import AUDIT_SPLIT as _AUDIT_SPLIT, STAGES as _GATED_RULES, input_name as _gate_input
 from irdata.doubting.manifest import code_files as _code_files
 from irdata.doubting.package import release_files as _release_files
+from irdata.doubting.release_files import ID_FILES as _ID_FILES, TREC_STRICT as _TREC_STRICT
 from irdata.shard_files import SPLIT_FILES as _SPLIT_FILES, rule_splits as _rule_splits
 
 DOUBTING_ASSEMBLED = f"{WORK}/doubting/assembled"
@@ -62,6 +63,94 @@ if DOUBTING["audit"]["qrels"]:
             retry=_retry_generation(f"{WORK}/doubting/retry/audit_labels.json"),
         script:
             "../workflow_scripts/audit_labels.py"
+
+    # the workflow's own runs over the judged audit queries
+    rule audit_runs:
+        input:
+            qrels=DOUBTING["audit"]["qrels"],
+            queries=DOUBTING["audit"]["queries"],
+            bm25=bm25_index_files("msmarco"),
+            dense=dense_index_files("msmarco"),
+        output:
+            **DOUBTING_AUDIT_RUNS,
+        log:
+            "logs/audit_runs.log",
+        benchmark:
+            "benchmarks/audit_runs.tsv"
+        conda:
+            "../envs/retrieval.yaml"
+        threads: 2
+        params:
+            settings=stage_settings("audit_runs"),
+            code=stage_code("audit_runs"),
+            bm25_dir=lambda wildcards, input: os.path.dirname(input.bm25[0]),
+            dense_dir=lambda wildcards, input: os.path.dirname(input.dense[0]),
+        script:
+            "../workflow_scripts/audit_runs.py"
+
+    # do the model's grades order the runs as the human grades do?
+    rule audit_ranking:
+        input:
+            **DOUBTING_AUDIT_RUNS,
+            grades=rules.audit_labels.output.grades,
+            runs=_audit_run_files(DOUBTING["audit"]["runs"]),
+        output:
+            DOUBTING_AUDIT_RANKING,
+        log:
+            "logs/audit_ranking.log",
+        benchmark:
+            "benchmarks/audit_ranking.tsv"
+        conda:
+            "../envs/retrieval.yaml"
+        params:
+            settings=stage_settings("audit_ranking"),
+            code=stage_code("audit_ranking"),
+        script:
+            "../workflow_scripts/audit_ranking.py"
+
+
+if DOUBTING_HUMAN_AUDIT:
+
+    # the blinded sheet: strict and official positives of a sample of dev queries, origins hidden
+    rule human_audit_sheet:
+        input:
+            dev_all=f"{DOUBTING_ASSEMBLED}/{_ID_FILES['dev_all']}",
+            strict=f"{DOUBTING_ASSEMBLED}/{_TREC_STRICT}",
+            official=DOUBTING_CHECKED["dev_qrels"],
+            queries=DOUBTING["dev_queries"],
+            collection=STORES["msmarco"],
+        output:
+            sheet=f"{WORK}/doubting/human_audit/sheet.csv",
+            label_studio=f"{WORK}/doubting/human_audit/sheet.labelstudio.json",
+            key=f"{WORK}/doubting/human_audit/key.json",
+        log:
+            "logs/human_audit_sheet.log",
+        conda:
+            "../envs/core.yaml"
+        params:
+            settings=stage_settings("human_audit_sheet"),
+            code=stage_code("human_audit_sheet"),
+        script:
+            "../workflow_scripts/human_audit_sheet.py"
+
+    # the filled sheets read back against the key
+    rule human_audit_results:
+        input:
+            key=rules.human_audit_sheet.output.key,
+            sheets=DOUBTING["audit"]["human"]["sheets"],
+            queries=DOUBTING["dev_queries"],
+            collection=STORES["msmarco"],
+        output:
+            DOUBTING_HUMAN_AUDIT,
+        log:
+            "logs/human_audit_results.log",
+        conda:
+            "../envs/core.yaml"
+        params:
+            settings=stage_settings("human_audit_results"),
+            code=stage_code("human_audit_results"),
+        script:
+            "../workflow_scripts/human_audit_results.py"
 
 
 rule assemble:

@@ -10,6 +10,7 @@ with rule_logging(snakemake) as log:
         dict(s["config"]), Path(snakemake.scriptdir).parent, list(snakemake.params.code_files),
         dict(s["batch_descriptions"]),
         s["ledger"], i.bm25_run, failures_json=i.failures, package_dir=s["package_dir"], audit_json=i.get("audit"),
+        audit_ranking_json=i.get("audit_ranking"), human_audit_json=i.get("human_audit"),
         raw_inputs=list(s["raw_inputs"]), downstream_json=i.get("downstream"),
     )
     log.info("staged %s %s: %s", s["repo_id"], s["version"], manifest["rows"])

@@ -14,6 +14,8 @@ REPO = Path(__file__).resolve().parents[2]
 # each bench's tiny size: the smallest arguments that still take every path of its report
 SMOKE = {
     "bench_agent_job.py": ["--sizes", "1000", "--shard-queries", "2", "--searches", "1"],
+    "bench_audit_ranking.py": ["--runs", "3", "--queries", "4", "--judged", "12", "--run-queries", "6", "--depth",
+                               "120"],
     "bench_assemble.py": ["--train-queries", "300", "--shards", "2", "--dev-queries", "30", "--dev-shards", "1"],
     "bench_beir_corpus.py": ["--sizes", "2000"],
     "bench_bm25.py": ["--sizes", "2000", "--one-shot-max", "2000", "--queries", "5", "--reference-queries", "2"],

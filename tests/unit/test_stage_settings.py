@@ -55,13 +55,14 @@ ARMS = {"score_arms", "package_44b"}  # the package records each arm's settings
 FINE_TUNES = {"fine_tune_44b_cross_encoder", "fine_tune_44b_bi_encoder"}
 LLM_STAGES = {"agent_search", "grade", "generate_answer", "wood", "audit_labels", "llm_identity"}
 # the downstream training set mines its hard negatives with the workflow's own indexes; its evaluation
-# builds the index kind of retrieval.dense over its own models' vectors
+# builds the index kind of retrieval.dense over its own models' vectors; the audit's own runs search both indexes
 DS_MINING, DS_EVAL = {"downstream_training_set"}, {"downstream_evaluate"}
-BM25 = ({"index_bm25", "index_44b_miner_bm25", "agent_search", "bm25_dev_run", "mine_negatives"} | ARMS | RELEASE
-        | DS_MINING)
-ENCODER = {"encode_passages", "index_44b_miner_dense", "agent_search", "mine_negatives"} | ARMS | RELEASE | DS_MINING
+BM25 = ({"index_bm25", "index_44b_miner_bm25", "agent_search", "bm25_dev_run", "mine_negatives", "audit_runs"} | ARMS
+        | RELEASE | DS_MINING)
+ENCODER = ({"encode_passages", "index_44b_miner_dense", "agent_search", "mine_negatives", "audit_runs"} | ARMS | RELEASE
+           | DS_MINING)
 DENSE_INDEX = {"index_dense", "index_44b_miner_dense"} | ARMS | RELEASE
-DENSE_SEARCH = {"agent_search", "mine_negatives"} | ARMS | RELEASE | DS_MINING
+DENSE_SEARCH = {"agent_search", "mine_negatives", "audit_runs"} | ARMS | RELEASE | DS_MINING
 DS_TRAIN, DS_ENCODE, DS_COMPARE = {"downstream_train"}, {"downstream_encode"}, {"downstream_compare"}
 DS_JOBS = DS_TRAIN | DS_ENCODE | DS_EVAL | DS_COMPARE  # the jobs of each base model
 MINING = {"mine_negatives", "package_44b"}
@@ -95,7 +96,12 @@ EXPECTED = {
        for split in ("train", "dev") for key in ("default", "default_description", "batches")},
     **{f"doubting.{key}": {"package"} | RELEASE for key in ("package_dir", "release_ledger")},
     **{f"doubting.audit.{key}": {"audit_labels"} | RELEASE
-       for key in ("qrels", "queries", "grading", "per_grade", "seed", "missing_passages")},
+       for key in ("qrels", "queries", "grading", "per_grade", "missing_passages")},
+    # and the random run's order, and the human audit's sample
+    "doubting.audit.seed": {"audit_labels", "audit_runs", "human_audit_sheet"} | RELEASE,
+    "doubting.audit.human.sample_queries": {"human_audit_sheet"} | RELEASE,
+    "doubting.audit.human.sheets": {"human_audit_results"} | RELEASE,
+    "doubting.audit.runs": {"audit_ranking"} | RELEASE,
     # the downstream comparison (MANIFEST.json records its settings with the whole config)
     "doubting.downstream.enabled": RELEASE,
     "doubting.downstream.base_models": DS_JOBS | RELEASE,

@@ -32,20 +32,21 @@ def test_an_input_is_the_working_folders_unless_only_the_workflow_has_it(tmp_pat
 def test_every_input_of_the_config_is_resolved(tmp_path):
     repo, run = tmp_path / "repo", tmp_path / "run"
     run.mkdir()
-    names = ["c", "tq", "tr", "dq", "dr", "da", "h1", "h2", "aq", "aqq", "p", "r"]
+    names = ["c", "tq", "tr", "dq", "dr", "da", "h1", "h2", "aq", "aqq", "ar1", "ar2", "p", "r"]
     for name in names:
         (repo / "d").mkdir(parents=True, exist_ok=True)
         (repo / "d" / name).write_text("")
     config = {
         "doubting": {"collection": "d/c", "train_queries": "d/tq", "train_qrels": "d/tr", "dev_queries": "d/dq",
                      "dev_qrels": "d/dr", "dev_answers": "d/da", "heldout_queries": ["d/h1", "d/h2"],
-                     "audit": {"qrels": "d/aq", "queries": "d/aqq"}, "package_dir": "results/x"},
+                     "audit": {"qrels": "d/aq", "queries": "d/aqq", "runs": ["d/ar1", "d/ar2"]},
+                     "package_dir": "results/x"},
         "eval44b": {"papers": "d/p", "reviews": "d/r", "release": "results/y"},
     }
     resolve_config_inputs(config, repo, run)
     d, e = config["doubting"], config["eval44b"]
     resolved = [d["collection"], d["train_queries"], d["train_qrels"], d["dev_queries"], d["dev_qrels"],
-                d["dev_answers"], *d["heldout_queries"], d["audit"]["qrels"], d["audit"]["queries"], e["papers"],
-                e["reviews"]]
+                d["dev_answers"], *d["heldout_queries"], d["audit"]["qrels"], d["audit"]["queries"],
+                *d["audit"]["runs"], e["papers"], e["reviews"]]
     assert resolved == [f"{repo}/d/{name}" for name in names]
     assert d["package_dir"] == "results/x" and e["release"] == "results/y"  # outputs stay in the working folder

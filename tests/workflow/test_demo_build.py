@@ -112,6 +112,35 @@ def test_the_downstream_comparison_is_in_the_release_and_its_models_stay_in_work
     assert not any("models" in p.parts for p in package.rglob("*"))  # the models are not released
 
 
+def test_the_audit_orders_the_workflows_runs_under_human_and_model_grades(built):
+    package = built.root / PACKAGE
+    audit = json.loads((package / "MANIFEST.json").read_text())["audit"]
+    ranking = audit["system_ranking"]
+    assert [r["name"] for r in ranking["runs"]] == [f"workflow:{name}" for name in ("bm25", "dense", "hybrid_rrf",
+                                                                                     "random")]
+    assert ranking["pairs"] == audit["pairs"] and ranking["correlation"]["nDCG@10"]["runs"] == 4
+    runs = built.root / "work/doubting/audit/runs"
+    judged = {line.split()[0] for line in (built.root / "resources/demo/audit.qrels.tsv").read_text().splitlines()}
+    assert {line.split()[0] for line in (runs / "bm25.trec").read_text().splitlines()} <= judged
+    assert "System ranking. 4 runs" in (package / "README.md").read_text()
+
+
+def test_the_human_audit_sheet_hides_the_origin_and_the_demo_sheet_is_read_back(built):
+    folder = built.root / "work/doubting/human_audit"
+    key = json.loads((folder / "key.json").read_text())
+    sheet = (folder / "sheet.csv").read_text()
+    assert "official" not in sheet and "strict" not in sheet
+    assert sorted(line.split(",", 1)[0] for line in sheet.splitlines()[1:]) == sorted(key["items"])
+    human = json.loads((built.root / PACKAGE / "MANIFEST.json").read_text())["human_audit"]
+    assert human["sheets"] == ["human_audit.sheet.csv"] and human["items"] == len(key["items"])
+    # the tiny demo's 2 dev queries are a subset of the demo's 3, whose sheet is filled
+    assert human["origins"]["official"]["judged"] == human["origins"]["official"]["items"] == 2
+    # a strict positive the shorter tiny agent found may be missing from the sheet, never an official one
+    assert all(key["items"][i]["origins"] == ["strict"] for i in human["missing_items"])
+    assert human["judged_outside_sample"] >= 1
+    assert "Blinded human audit. 2 dev queries" in (built.root / PACKAGE / "README.md").read_text()
+
+
 def test_agent_traces_record_every_step(built):
     traces = [json.loads(line) for path in sorted((built.root / "work/doubting/traces").glob("*/*.jsonl"))
               for line in path.read_text().splitlines()]
@@ -142,8 +171,12 @@ DOWNSTREAM = {"downstream_training_set", "downstream_train", "downstream_encode"
 RELEASE = {"assemble", "release_gate", "stage_release", "package"} | DOWNSTREAM
 
 
+# the demo draws its human audit sheet from the assembled release
+RELEASE = {"assemble", "human_audit_sheet", "human_audit_results", "release_gate", "stage_release", "package"}
+
+
 @pytest.mark.parametrize("file, expected", [
-    ("prompts/grade_query_only.txt", {"grade", "generate_answer", "wood", "audit_labels", *RELEASE}),
+    ("prompts/grade_query_only.txt", {"grade", "generate_answer", "wood", "audit_labels", "audit_ranking", *RELEASE}),
     ("prompts/grade_answer_hinted.txt", {"grade", *RELEASE}),
     ("prompts/wood_with_passage.txt", {"wood", *RELEASE}),
     ("workflow_scripts/irdata/annotate/wood.py", {"wood", *RELEASE}),
@@ -181,6 +214,11 @@ def test_a_search_setting_the_agent_reads_reruns_the_agent(built):
     # under a new version: the built one is frozen with the config it was built with (planning refuses another)
     args = config_overlay(built, "ef.yaml", "retrieval:\n  dense: {ef_search: 200}\ndoubting:\n  version: v0.1-ef\n")
     assert set(built.planned_rules(PUBLISHED, *args)) == {"agent_search", "grade", "generate_answer", "wood", *RELEASE}
+
+
+    args = config_overlay(built, "ef.yaml", "retrieval:\n  dense: {ef_search: 200}\n")
+    assert set(built.planned_rules(PUBLISHED, *args)) == {"agent_search", "grade", "generate_answer", "wood",
+                                                          "audit_runs", "audit_ranking", *RELEASE}
 
 
 def test_grade_prompt_change_reruns_only_train_grading(built):

@@ -15,7 +15,8 @@ def test_dry_run_lists_the_whole_dag(workflow):
     expected = {
         "validate_msmarco_inputs", "dedup_train_queries", "shard_queries",
         "index_bm25", "encode_passages", "index_dense",
-        "agent_search", "grade", "generate_answer", "wood", "llm_identity", "audit_labels", "assemble",
+        "agent_search", "grade", "generate_answer", "wood", "llm_identity", "audit_labels", "audit_runs",
+        "audit_ranking", "human_audit_sheet", "human_audit_results", "assemble",
         "release_gate", "stage_release", "package", "report_doubting",
         "split_papers", "select_queries", "mine_negatives", "fine_tune_44b_cross_encoder", "fine_tune_44b_bi_encoder",
         "score_arms", "package_44b", "report_eval44b",

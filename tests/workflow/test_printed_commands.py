@@ -80,6 +80,7 @@ COMMANDS = {
     "clean)": RUN,
     ".venv/bin/python -m pytest tests/unit": COLLECT,
     "snakemake --profile profiles/local doubting --configfile config.yaml config/beir-example.yaml": DRY,
+    ".venv/bin/snakemake --profile profiles/local work/doubting/human_audit/sheet.csv": DRY,
     "snakemake doubting": DRY,
     "snakemake eval44b": DRY,
     "snakemake downstream": DRY,

@@ -20,6 +20,11 @@ def production_inputs(root) -> dict:
     for path in paths:
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text("placeholder\n")
+    # the official DL 2019 runs of the audit's system ranking: a folder of run files
+    for folder in d["audit"]["runs"]:
+        (root / folder).mkdir(parents=True, exist_ok=True)
+        for run in ("input.runA", "input.runB"):
+            (root / folder / run).write_text("placeholder\n")
     # the collection as large as MS MARCO's (sparse: no disk used): the encoding jobs follow its size
     with open(root / d["collection"], "r+b") as fh:
         fh.truncate(COLLECTION_BYTES)
@@ -37,7 +42,9 @@ def test_the_production_config_plans_the_full_build(workflow):
         "encode_passages": -(-COLLECTION_BYTES // (config["retrieval"]["dense"]["encode_shard_mb"] << 20)),
         "index_dense": 1,
         "agent_search": train + dev, "grade": train + dev, "generate_answer": train, "wood": train,
-        "llm_identity": 1, "audit_labels": 1, "assemble": 1, "release_gate": 1, "bm25_dev_run": 1,
+        "llm_identity": 1, "audit_labels": 1,
+        "audit_runs": 1, "audit_ranking": 1, "human_audit_sheet": 1, "human_audit_results": 1,
+        "assemble": 1, "release_gate": 1, "bm25_dev_run": 1,
         "stage_release": 1, "package": 1, "report_doubting": 1,
     }
     # the downstream comparison: per base model two arms, and the base and both trained models encoding the

@@ -2,9 +2,10 @@
 
 Doubting MS MARCO, from the assembled stats.json, the assembled parquet files and the package's
 MANIFEST.json: grade distributions (agent proposals vs official positives, per split), the WOOD
-histogram, proposals per query, failure counts per stage, the label audit (kappa, confusion matrix);
-from the agent_search jobs' stats and proposals, the agent's behaviour (turns, constraint paths,
-searches, reformulations, protocol errors, episode ends, proposals by rank and source).
+histogram, proposals per query, failure counts per stage, the label audit (kappa, confusion matrix,
+the runs' scores under human and model grades as a scatter); from the agent_search jobs' stats and
+proposals, the agent's behaviour (turns, constraint paths, searches, reformulations, protocol errors,
+episode ends, proposals by rank and source).
 44b Eval, from results.jsonl: the arm table and a chart of it. Figures are PNG (matplotlib, Agg
 backend), tables small standalone HTML files, which the Snakemake report shows inline. A MANIFEST
 key that a build does not record yet (`failures`, `audit`) is rendered as "not available".
@@ -204,7 +205,70 @@ def audit_html(manifest: dict) -> str:
     return (html_table(["measure", "value"], rows)
             + "<p>Confusion matrix (rows: human grade, columns: model grade):</p>"
             + html_table(["", *[f"model {g}" for g in GRADES]], matrix)
-            + f"<img alt='confusion matrix' src='{confusion_figure_uri(audit['confusion'])}'>")
+            + f"<img alt='confusion matrix' src='{confusion_figure_uri(audit['confusion'])}'>"
+            + ranking_html(audit.get("system_ranking")))
+
+
+def ranking_figure_uri(ranking: dict, measure: str = "nDCG@10") -> str:
+    """Each run's score under the human grades against the model's, one point a run, as a PNG data URI."""
+    runs = ranking["runs"]
+    human = [r["human"][measure] for r in runs]
+    model = [r["model"][measure] for r in runs]
+    fig, ax = plt.subplots(figsize=(4.6, 4.2), layout="constrained")
+    top = max([*human, *model, 0.01]) * 1.08
+    ax.plot([0, top], [0, top], color="#bbb", linewidth=1, zorder=0)
+    ax.scatter(human, model, s=22, color=["#1f77b4" if r["source"] == "config" else "#d62728" for r in runs])
+    for r, x, y in zip(runs, human, model):
+        ax.annotate(r["name"], (x, y), fontsize=6, xytext=(3, 2), textcoords="offset points")
+    ax.set_xlim(0, top)
+    ax.set_ylim(0, top)
+    ax.set_xlabel(f"{measure}, human grades")
+    ax.set_ylabel(f"{measure}, model grades")
+    tau = ranking["correlation"][measure]["kendall_tau"]
+    ax.set_title(f"System ranking: {len(runs)} runs, Kendall's tau " + ("n/a" if tau is None else f"{tau:.3f}"),
+                 fontsize=9)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight", metadata=PNG_METADATA)
+    plt.close(fig)
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def ranking_html(ranking: dict | None) -> str:
+    """The audit's system-ranking agreement: correlations, each run's scores under both, the scatter."""
+    if not ranking:
+        return f"<p>System ranking under human and model grades: {NOT_AVAILABLE}.</p>"
+    measures = ranking["measures"]
+    corr = [[m, ranking["correlation"][m]["runs"], _or_na(ranking["correlation"][m]["kendall_tau"]),
+             _or_na(ranking["correlation"][m]["spearman_rho"])] for m in measures]
+    runs = [[r["name"], r["source"], *(r[side][m] for m in measures for side in ("human", "model"))]
+            for r in ranking["runs"]]
+    return ("<p>System ranking: each run evaluated over the audited pairs under the human grades and under the "
+            "model's (workflow's own runs red, configured runs blue):</p>"
+            + html_table(["measure", "runs", "Kendall's tau", "Spearman's rho"], corr)
+            + html_table(["run", "source", *(f"{m} {side}" for m in measures for side in ("human", "model"))], runs)
+            + f"<img alt='system ranking scatter' src='{ranking_figure_uri(ranking)}'>")
+
+
+def human_audit_html(human: dict | None) -> str:
+    """The blinded human audit: per origin the share judged to fully answer, with its interval."""
+    if not human:
+        return f"<p>Blinded human audit: {NOT_AVAILABLE} (no <code>human_audit</code> in MANIFEST.json).</p>"
+    rows = [[origin, o["items"], o["judged"], o["not_judged"], o["fully_answers"], _or_na(o["share"]),
+             _or_na(o["ci95"] and f"{o['ci95'][0]:.3f}-{o['ci95'][1]:.3f}")] for origin, o in human["origins"].items()]
+    diff = human["difference"]
+    agreement = human["agreement"]
+    return ("<p>Blinded human audit: does the passage fully answer the query?</p>"
+            + html_table(["origin", "items", "judged", "not judged", "fully answers", "share", "95% Wilson"], rows)
+            + html_table(["measure", "value"], [
+                ["strict minus official", _or_na(diff and diff["strict_minus_official"])],
+                ["its 95% interval", _or_na(diff and f"{diff['ci95'][0]:.3f} to {diff['ci95'][1]:.3f}")],
+                ["annotator sheets", len(human["sheets"])],
+                ["annotator kappa", _or_na(agreement and agreement["kappa"])],
+                ["sampled items without a judgment", len(human["missing_items"])]]))
+
+
+def _or_na(value):
+    return NOT_AVAILABLE if value is None else value
 
 
 def summary_html(stats: dict, manifest: dict, wood: dict, proposals: dict) -> str:
@@ -293,7 +357,8 @@ def doubting_report(stats_json, manifest_json, judgments_train, train_queries, d
                summary_html(stats, manifest, wood, proposals))
     write_html(out["failures"], "Doubting MS MARCO: failures per stage",
                _failures_html(manifest) + tokens_html(manifest))
-    write_html(out["audit"], "Doubting MS MARCO: label audit against human judgments", audit_html(manifest))
+    write_html(out["audit"], "Doubting MS MARCO: label audit against human judgments",
+               audit_html(manifest) + human_audit_html(manifest.get("human_audit")))
     return {"wood": wood, "proposals": proposals, "audit": manifest.get("audit"),
             "failures": manifest.get("failures"), "agent": behaviour}
 

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from . import beir_inputs, dedup, msmarco_inputs
 from .annotate import agent, answers, audit, common, grading, wood
-from .doubting import baseline_run, gate
+from .doubting import audit_ranking, baseline_run, gate, human_audit
 from .doubting import stages as doubting_stages
 from .downstream import stages as downstream_stages
 from .eval44b import stages as eval44b_stages
@@ -26,6 +26,7 @@ STAGES: dict[str, Stage] = {s.name: s for s in (
     msmarco_inputs.STAGE, beir_inputs.STAGE, dedup.STAGE, *retrieval_stages.STAGES,
     agent.STAGE, grading.STAGE, answers.STAGE, wood.STAGE, common.IDENTITY_STAGE, audit.STAGE,
     *doubting_stages.STAGES, gate.STAGE, baseline_run.STAGE, *downstream_stages.STAGES,
+    audit_ranking.RUNS_STAGE, audit_ranking.STAGE, human_audit.SHEET_STAGE, human_audit.RESULTS_STAGE,
     *eval44b_stages.STAGES)}
 
 

@@ -25,9 +25,10 @@ CONFIG_INPUTS = (
     ("eval44b", "papers"),
     ("eval44b", "reviews"),
 )
-# the same, one level deeper (doubting.audit, doubting.source)
-CONFIG_NESTED_INPUTS = (("doubting", "audit", "qrels"), ("doubting", "audit", "queries"),
-                        ("doubting", "source", "folder"), ("doubting", "source", "heldout_queries"))
+# the same, deeper (doubting.audit, doubting.audit.human, doubting.source)
+CONFIG_NESTED_INPUTS = (("doubting", "audit", "qrels"), ("doubting", "audit", "queries"), ("doubting", "audit", "runs"),
+                        ("doubting", "audit", "human", "sheets"), ("doubting", "source", "folder"),
+                        ("doubting", "source", "heldout_queries"))
 
 
 def workflow_file(path, basedir, workdir=None) -> str:
@@ -58,8 +59,10 @@ def resolve_config_inputs(config: dict, basedir, workdir=None) -> None:
         value = config[section].get(key)
         config[section][key] = ([input_file(p, basedir, workdir) for p in value] if isinstance(value, list)
                                 else input_file(value, basedir, workdir))
-    for section, sub, key in CONFIG_NESTED_INPUTS:
-        part = config[section].get(sub) or {}
+    for *parents, key in CONFIG_NESTED_INPUTS:
+        part = config
+        for name in parents:
+            part = part.get(name) or {}
         if key in part:
             part[key] = ([input_file(p, basedir, workdir) for p in part[key]] if isinstance(part[key], list)
                          else input_file(part[key], basedir, workdir))

@@ -31,11 +31,13 @@ from .common import Failures, LLMJob, finish_job, llm_params, run_with_client
 from .grading import _counts, grade_pairs
 from .passages import TextStore
 
+# the keys of doubting.audit the grading reads (the runs are audit_ranking's)
+AUDIT_KEYS = ("qrels", "queries", "grading", "per_grade", "seed", "missing_passages")
 STAGE = Stage(
     name="audit_labels",
     script="workflow_scripts/audit_labels.py",
     settings=lambda config, **_: canonical({
-        "llm": llm_params(config["llm"], "grade"), **config["doubting"]["audit"],
+        "llm": llm_params(config["llm"], "grade"), **{k: config["doubting"]["audit"][k] for k in AUDIT_KEYS},
         "mode": mode_named(config["doubting"]["audit"]["grading"], "doubting.audit.grading", answers=False).name}),
     prompts=lambda config, **_: {
         "grade": mode_named(config["doubting"]["audit"]["grading"], "doubting.audit.grading", answers=False).prompt},

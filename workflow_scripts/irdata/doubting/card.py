@@ -22,7 +22,17 @@ from ..grade_scale import GRADES
 from ..grading_modes import grading_mode
 from . import baseline_run
 from .assemble import CONFIG_SPLITS, TREC_GRADED, TREC_STRICT
-from .card_parts import audit_text, column_meanings, f2, llm_failures_text, md_table, med, n, schema_table
+from .card_parts import (
+    audit_text,
+    column_meanings,
+    f2,
+    human_audit_text,
+    llm_failures_text,
+    md_table,
+    med,
+    n,
+    schema_table,
+)
 from .hub_metadata import declared_configs, front_matter
 
 MSMARCO_V1 = "msmarco-v1"
@@ -384,7 +394,8 @@ python examples/join_text.py --config judgments --split dev --collection {from_p
         "grading_comparable": grading_comparable,
         "dev_batches": _batches(d["acquisition_batches"], batch_descriptions.get("dev", {})),
         "train_batches": _batches(t["acquisition_batches"], batch_descriptions.get("train", {})),
-        "audit": audit_text(manifest["audit"]), "id_source": "MS MARCO" if msmarco else "the corpus files",
+        "audit": audit_text(manifest["audit"]) + "\n\n" + human_audit_text(manifest.get("human_audit")),
+        "id_source": "MS MARCO" if msmarco else "the corpus files",
         "schema": schema_table(column_meanings(t, official, grading_column)), "loading": "\n".join(load_lines),
         "joining": joining, "no_strict": no_strict_text(trec), "evaluation": evaluation_commands(trec),
         "graded_pairs": n(graded["lines"]), "graded_queries": n(graded["queries_grade2"]),

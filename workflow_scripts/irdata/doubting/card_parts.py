@@ -64,7 +64,99 @@ def audit_text(audit: dict | None) -> str:
             f"{fmt(audit['binary_agreement_at_2'])}; "
             f"{n(audit['failures']['failed'])} pairs failed to grade and are left out"
             + (f", {n(audit['passages_missing'])} judged passages were not in the collection" if audit.get(
-                "passages_missing") else "") + ".\n\n" + table)
+                "passages_missing") else "") + ".\n\n" + table
+            + ("\n\n" + system_ranking_text(audit["system_ranking"]) if audit.get("system_ranking") else ""))
+
+
+# Kendall's tau at which two qrels are usually read as ranking systems equivalently (Voorhees, 2000)
+TAU_EQUIVALENT = 0.9
+
+
+def _tau_reading(corr: dict) -> str:
+    """What a Kendall's tau says, from its value alone."""
+    tau = corr["kendall_tau"]
+    if tau is None:
+        return "n/a"
+    side = "at or above" if tau >= TAU_EQUIVALENT else "below"
+    return f"{tau:.3f} ({side} {TAU_EQUIVALENT}; Spearman's rho {corr['spearman_rho']:.3f})"
+
+
+def system_ranking_text(ranking: dict) -> str:
+    """The audit's system-ranking agreement (MANIFEST.json `audit.system_ranking`): what the numbers show."""
+    runs = ranking["runs"]
+    own = sum(r["source"] == "workflow" for r in runs)
+    corr = ranking["correlation"]
+    queries = ranking["queries"]
+    text = (f"System ranking. {n(len(runs))} runs ({n(own)} the workflow's own over the audit queries: BM25, dense, "
+            f"their RRF fusion and a random ordering of the judged passages; {n(len(runs) - own)} from "
+            "doubting.audit.runs) were evaluated with this release's examples/evaluate.py over the same judged pool, "
+            f"the {n(ranking['pairs'])} graded audit pairs, once under the human grades and once under the model's "
+            "(a passage outside the pool counts as non-relevant under both; MRR@10 and Recall@100 count grade >= "
+            f"{ranking['min_rel']} as relevant, nDCG@10 uses the grade as gain; {n(queries['human'])} queries have a "
+            f"pair of grade >= {ranking['min_rel']} under the human grades, {n(queries['model'])} under the model's). "
+            "Kendall's tau between the two orderings of the runs: "
+            + "; ".join(f"{m} {_tau_reading(corr[m])}" for m in ranking["measures"]) + ".")
+    if queries["model"] == 0:
+        text += (f" Under the model's grades no query has a pair of grade >= {ranking['min_rel']}: every run scores 0 "
+                 "there, so these grades cannot order systems at all.")
+    elif any(corr[m]["kendall_tau"] is None for m in ranking["measures"]):
+        text += " n/a: fewer than 2 runs, or one of the two gives every run the same score (nothing to order)."
+    if 1 < len(runs) < 10:
+        # one swapped pair of runs moves tau by 2 / (number of pairs)
+        text += (f" With {n(len(runs))} runs one swapped pair moves tau by {4 / (len(runs) * (len(runs) - 1)):.2f}: "
+                 "a coarse measure.")
+    header = ["run", *(f"{m} {side}" for m in ranking["measures"] for side in ("human", "model"))]
+    rows = [[f"`{r['name']}`", *(f"{r[side][m]:.3f}" for m in ranking["measures"] for side in ("human", "model"))]
+            for r in runs]
+    return text + "\n\n" + md_table(header, rows)
+
+
+def _share(o: dict) -> str:
+    if not o["items"]:
+        return "none in the sample"
+    if not o["judged"]:
+        return f"none of its {n(o['items'])} items is judged yet"
+    lo, hi = o["ci95"]
+    return (f"{n(o['fully_answers'])} of {n(o['judged'])} judged items ({100 * o['share']:.1f}%, 95% Wilson interval "
+            f"{100 * lo:.1f}-{100 * hi:.1f}%) fully answer the query, {n(o['not_judged'])} not yet judged")
+
+
+def human_audit_text(h: dict | None) -> str:
+    """The blinded human audit (MANIFEST.json `human_audit`): what its numbers show, nothing more."""
+    if h is None:
+        return ("No blinded human audit was run for this build (doubting.audit.human): whether the strict "
+                "positives answer their queries more often than the official ones is not measured here.")
+    s, o = h["origins"]["strict"], h["origins"]["official"]
+    annotators = len(h["sheets"])
+    text = (f"Blinded human audit. {n(h['sample_queries'])} dev queries were drawn at random; each gave one "
+            f"official positive and, where the release has one, one strict positive ({n(h['queries_with_strict'])} "
+            f"of them had one), shuffled into {n(h['items'])} items with their origin hidden, for annotators to answer "
+            f"\"{h['question']}\" ({' / '.join(h['allowed'])}). "
+            + (f"{n(annotators)} filled sheet(s) were read back (an item's label is the majority of its annotators, "
+               "a tie is not \"yes\"). " if annotators
+               else "No filled sheet is named yet (doubting.audit.human.sheets). ")
+            + f"Strict positives: {_share(s)}. Official positives: {_share(o)}.")
+    if h["queries_with_strict"] == 0:
+        text += (" The release has no strict positive for any sampled query, so this sample cannot compare strict "
+                 "with official positives.")
+    elif h["difference"] is not None:
+        d, (lo, hi) = h["difference"]["strict_minus_official"], h["difference"]["ci95"]
+        reading = ("the interval excludes 0" if lo > 0 or hi < 0 else
+                   "the interval includes 0: this sample shows no difference")
+        text += (f" Difference, strict minus official: {100 * d:+.1f} points (95% interval {100 * lo:+.1f} to "
+                 f"{100 * hi:+.1f}; {reading}).")
+    else:
+        text += " Until both origins have judged items there is no difference to report."
+    agreement = h.get("agreement")
+    if agreement is not None:
+        kappa = "n/a" if agreement["kappa"] is None else f"{agreement['kappa']:.3f}"
+        name = "Cohen's" if agreement["method"] == "cohen" else "Fleiss'"
+        text += f" Annotator agreement: {name} kappa {kappa} over the {n(agreement['items'])} items all answered."
+    if h["missing_items"]:
+        text += f" {n(len(h['missing_items']))} sampled items have no judgment yet."
+    if h["judged_outside_sample"]:
+        text += f" {n(h['judged_outside_sample'])} judged items are no longer in the sample and are left out."
+    return text
 
 
 def column_meanings(t: dict, official: str, grading: str) -> dict[str, list[tuple[tuple[str, ...], str]]]:

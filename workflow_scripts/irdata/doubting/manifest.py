@@ -35,9 +35,10 @@ MAX_LISTED_FAILURES = 10_000
 # release's code; the 44b scripts and modules are not (editing them changes nothing here)
 DOUBTING_SCRIPTS = ["validate_msmarco_inputs", "validate_beir_inputs", "dedup_train_queries", "shard_queries",
                     "index_bm25", "encode_passages", "index_dense", "agent_search", "grade", "generate_answer", "wood",
-                    "llm_identity", "audit_labels", "bm25_dev_run", "assemble", "release_gate", "stage_release",
-                    "package", "downstream_training_set", "downstream_train", "downstream_encode",
-                    "downstream_evaluate", "downstream_compare", "downstream_beir_inputs"]
+                    "llm_identity", "audit_labels", "audit_runs", "audit_ranking", "human_audit_sheet",
+                    "human_audit_results", "bm25_dev_run", "assemble", "release_gate", "stage_release", "package",
+                    "downstream_training_set", "downstream_train", "downstream_encode", "downstream_evaluate",
+                    "downstream_compare", "downstream_beir_inputs"]
 # the other files of the build, relative to the workflow folder (the config itself is recorded
 # resolved, in MANIFEST.json's `config`; prompts are given by the stages that use them)
 CODE_PATTERNS = ["Snakefile", "rules/common.smk", "rules/queries.smk", "rules/retrieval.smk", "rules/annotate.smk",
@@ -85,7 +86,8 @@ def grading_failures(stats: dict) -> dict:
 
 def build_manifest(stats: dict, version: str, repo_id: str, inputs: dict, identity: dict, config: dict,
                    code: dict[str, str], rules: str, failures: dict | None = None, audit: dict | None = None,
-                   baseline_run: dict | None = None, downstream: dict | None = None) -> dict:
+                   baseline_run: dict | None = None, downstream: dict | None = None,
+                   human_audit: dict | None = None) -> dict:
     rows: dict[str, dict[str, int]] = {}
     for key, count in stats["rows"].items():
         config_name, split = key.split("/")
@@ -109,6 +111,7 @@ def build_manifest(stats: dict, version: str, repo_id: str, inputs: dict, identi
         "tokens": llm_tokens(failures),
         "audit": audit,
         "downstream": downstream,
+        "human_audit": human_audit,
     }
 
 

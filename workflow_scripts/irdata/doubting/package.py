@@ -45,10 +45,13 @@ def selection_rules() -> str:
 
 def build_package(assembled_dir, out_dir, version: str, repo_id: str, inputs_json, identity_json, config: dict,
                   code_root, code_paths: list[str], batch_descriptions: dict, ledger, bm25_run, failures_json=None,
-                  package_dir=None, audit_json=None, raw_inputs: list[str] | None = None, downstream_json=None) -> dict:
+                  package_dir=None, audit_json=None, raw_inputs: list[str] | None = None,
+                  audit_ranking_json=None, human_audit_json=None, downstream_json=None) -> dict:
     """Build the release at `out_dir` (the staging folder); return the manifest. `bm25_run`: the
-    BM25 dev run (bm25_dev_run), shipped as examples/bm25_dev.trec; `downstream_json`: the downstream
-    comparison (downstream_compare), when run. Raises
+    BM25 dev run (bm25_dev_run), shipped as examples/bm25_dev.trec. `audit_ranking_json`: the
+    audit's system-ranking agreement (audit_ranking), MANIFEST.json's `audit.system_ranking`;
+    `human_audit_json`: the blinded human audit's results (human_audit_results); `downstream_json`: the
+    downstream comparison (downstream_compare), when run. Raises
     ReleaseFrozenError when the ledger holds `version` with other content, and InputError when
     `raw_inputs` (the input files the config names) are not the files inputs.json records. A release
     of another version published at `package_dir` is then set aside, so that publishing this one
@@ -62,6 +65,9 @@ def build_package(assembled_dir, out_dir, version: str, repo_id: str, inputs_jso
     failures = read_json(failures_json) if failures_json is not None else None
     audit = read_json(audit_json) if audit_json is not None else None
     downstream = read_json(downstream_json) if downstream_json is not None else None
+    if audit is not None and audit_ranking_json is not None:
+        audit["system_ranking"] = read_json(audit_ranking_json)
+    human_audit = read_json(human_audit_json) if human_audit_json is not None else None
     with atomic_dir(out_dir) as tmp:
         for rel in [*DATA_FILES.values(), TREC_STRICT, TREC_GRADED, *ID_FILES.values()]:
             src = assembled_dir / rel
@@ -77,7 +83,8 @@ def build_package(assembled_dir, out_dir, version: str, repo_id: str, inputs_jso
         shutil.copyfile(bm25_run, tmp / RUN_FILE)
         code = manifest.file_hashes(code_root, code_paths)
         man = manifest.build_manifest(stats, version, repo_id, inputs.get("files", inputs), identity, config, code,
-                                      selection_rules(), failures, audit, run_counts(tmp / RUN_FILE), downstream)
+                                      selection_rules(), failures, audit, run_counts(tmp / RUN_FILE), downstream,
+                                      human_audit)
         (tmp / manifest.MANIFEST).write_text(json_text(man), encoding="utf-8", newline="\n")
         # the card says what the manifest records: one source for both
         (tmp / "README.md").write_text(card.render(man, inputs, batch_descriptions), encoding="utf-8",

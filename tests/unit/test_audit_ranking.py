@@ -1,0 +1,190 @@
+"""The label audit's system-ranking agreement (irdata/doubting/audit_ranking.py): runs evaluated under the
+human grades and the model's grades of the same judged pairs, with the release's evaluate.py, and the
+rank correlations of the two orderings; its card text and report."""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from irdata.doubting.audit_ranking import (
+    audit_ranking,
+    correlation,
+    named_runs,
+    pool_qrels,
+    read_run_file,
+    run_files,
+    system_agreement,
+)
+from irdata.doubting.card_parts import system_ranking_text
+from irdata.errors import InputError
+from irdata.report import ranking_html
+from irdata.retrieval.audit_runs import random_ranking
+
+SHARED = Path(__file__).resolve().parents[3] / "shared/data/msmarco-passage-sample"
+needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="needs ../shared/data/msmarco-passage-sample")
+
+
+def synthetic(folder: Path, skills=(0, 1, 2, 3, 4, 5), queries: int = 5, judged: int = 12, unjudged: int = 150,
+              seed: int = 0):
+    """Judged pairs (human grades 0-3) and runs over them, among unjudged passages: a run's scores follow
+    the human grade times its skill (a negative skill prefers the low grades)."""
+    rng = np.random.default_rng(seed)
+    human = rng.choice(4, size=(queries, judged), p=[0.4, 0.3, 0.2, 0.1])
+    human[:, 0] = 3  # every query has a relevant pair
+    pairs = pd.DataFrame({"query_id": np.repeat([f"q{q}" for q in range(queries)], judged),
+                          "passage_id": [f"p{q}_{j}" for q in range(queries) for j in range(judged)],
+                          "human": human.ravel()})
+    paths = []
+    for r, skill in enumerate(skills):
+        lines = []
+        for q in range(queries):
+            # deeper than Recall@100's cut, so that recall differs between runs too
+            docs = [f"p{q}_{j}" for j in range(judged)] + [f"u{q}_{k}" for k in range(unjudged)]
+            scores = np.concatenate([human[q] * skill * 0.4 + rng.random(judged) * 2, rng.random(unjudged) * 2 + 0.5])
+            for rank, i in enumerate(np.argsort(-scores, kind="stable"), 1):
+                lines.append(f"q{q} Q0 {docs[i]} {rank} {scores[i]:.6f} run{r}\n")
+        path = folder / f"run{r}.trec"
+        path.write_text("".join(lines))
+        paths.append(str(path))
+    return pairs, paths
+
+
+def write_grades(folder: Path, pairs: pd.DataFrame, model) -> Path:
+    path = folder / "grades.parquet"
+    pairs.assign(grade=pd.array(model, dtype="Int8")).to_parquet(path)
+    return path
+
+
+def test_a_grader_that_returns_the_human_grades_orders_the_runs_as_the_humans_do(tmp_path):
+    pairs, paths = synthetic(tmp_path)
+    result = audit_ranking(write_grades(tmp_path, pairs, pairs["human"]), {}, paths)
+    assert [r["name"] for r in result["runs"]] == [Path(p).name for p in paths]
+    for measure in result["correlation"]:  # something to order
+        assert len({r["human"][measure] for r in result["runs"]}) > 1
+    for measure, corr in result["correlation"].items():
+        assert corr == {"runs": len(paths), "kendall_tau": 1.0, "spearman_rho": 1.0}, measure
+    assert all(r["human"] == r["model"] for r in result["runs"])
+
+
+def test_a_grader_that_inverts_the_grades_orders_them_the_other_way(tmp_path):
+    pairs, paths = synthetic(tmp_path, skills=(-3, -2, -1, 1, 2, 3), unjudged=0)
+    result = audit_ranking(write_grades(tmp_path, pairs, 3 - pairs["human"]), {}, paths)
+    assert result["correlation"]["nDCG@10"]["kendall_tau"] < -0.5
+
+
+def test_failed_pairs_are_left_out_of_both_pools(tmp_path):
+    pairs, paths = synthetic(tmp_path)
+    model = pairs["human"].astype(object).where(pairs["passage_id"] != "p0_0", None)
+    result = audit_ranking(write_grades(tmp_path, pairs, model), {}, paths)
+    assert (result["pairs"], result["pairs_failed"]) == (len(pairs) - 1, 1)
+    assert all(r["human"] == r["model"] for r in result["runs"])  # the failed pair is gone from the human side too
+
+
+def ir_measures_scores(pairs: pd.DataFrame, column: str, run_path: str, queries: list[str]) -> dict:
+    import ir_measures
+    from ir_measures import RR, R, nDCG
+
+    qrels = pairs.rename(columns={"passage_id": "doc_id", column: "relevance"})[["query_id", "doc_id", "relevance"]]
+    qrels = qrels[qrels["query_id"].isin(queries)].astype({"relevance": int})
+    measures = {"MRR@10": RR(rel=2) @ 10, "nDCG@10": nDCG @ 10, "Recall@100": R(rel=2) @ 100}
+    agg = ir_measures.calc_aggregate(list(measures.values()), qrels, ir_measures.read_trec_run(run_path))
+    return {name: agg[m] for name, m in measures.items()}
+
+
+def check_against_ir_measures(pairs: pd.DataFrame, paths: list[str]):
+    """Every run's measures under both grades equal ir_measures' over the queries evaluate.py averages."""
+    result = system_agreement(pool_qrels(pairs, "human"), pool_qrels(pairs, "grade"),
+                              {p: read_run_file(p) for p in paths})
+    for row in result["runs"]:
+        for side, column in (("human", "human"), ("model", "grade")):
+            queries = sorted(pairs.loc[pairs[column] >= 2, "query_id"].unique())
+            assert row[side]["queries"] == len(queries)
+            expected = ir_measures_scores(pairs, column, row["name"], queries)
+            assert {m: row[side][m] for m in expected} == pytest.approx(expected, abs=1e-12), (row["name"], side)
+    return result
+
+
+def test_the_measures_agree_with_ir_measures(tmp_path):
+    pairs, paths = synthetic(tmp_path)
+    rng = np.random.default_rng(1)
+    pairs["grade"] = np.clip(pairs["human"] + rng.integers(-2, 2, len(pairs)), 0, 3)
+    pairs.loc[pairs["query_id"] == "q1", "grade"] = 1  # a query without a relevant pair under the model
+    check_against_ir_measures(pairs, paths)
+
+
+@needs_shared
+def test_the_measures_agree_with_ir_measures_on_trec_dl_2019_runs():
+    from irdata.tsv import read_trec_qrels
+
+    pairs = read_trec_qrels(SHARED / "qrels.dl19.graded.txt").to_pandas().rename(columns={"relevance": "human"})
+    rng = np.random.default_rng(0)
+    pairs["grade"] = np.clip(pairs["human"] + rng.integers(-1, 2, len(pairs)), 0, 3)
+    paths = sorted(str(p) for p in (SHARED / "runs").glob("*_dl19.trec"))
+    result = check_against_ir_measures(pairs, paths)
+    assert result["queries"] == {"human": 43, "model": 43}
+    assert result["correlation"]["nDCG@10"]["runs"] == 5
+
+
+def test_correlation_is_null_without_anything_to_order():
+    assert correlation([0.5], [0.4])["kendall_tau"] is None
+    assert correlation([0.1, 0.2, 0.3], [0.0, 0.0, 0.0]) == {"runs": 3, "kendall_tau": None, "spearman_rho": None}
+    assert correlation([0.1, 0.2, 0.3], [0.3, 0.2, 0.1])["kendall_tau"] == -1.0
+
+
+def test_runs_are_named_by_file_a_folder_gives_its_files_and_a_bad_line_is_named(tmp_path):
+    (tmp_path / "runs").mkdir()
+    for name in ("b.trec", "a.trec"):
+        (tmp_path / "runs" / name).write_text("q1 Q0 p1 1 1.0 x\n")
+    files = run_files([str(tmp_path / "runs")])
+    assert [Path(f).name for f in files] == ["a.trec", "b.trec"]
+    assert list(named_runs({"bm25": "own.trec"}, files)) == ["workflow:bm25", "a.trec", "b.trec"]
+    with pytest.raises(InputError, match="two configured runs are named 'a.trec'"):
+        named_runs({}, [files[0], str(tmp_path / "a.trec")])
+    bad = tmp_path / "bad.trec"
+    bad.write_text("q1 Q0 p1 1 1.0 x\nq1 Q0 p2 2 0.5\n")
+    with pytest.raises(InputError, match=r"bad\.trec, line 2: expected 6 fields"):
+        read_run_file(bad)
+    (tmp_path / "run.gz").write_bytes(b"\x1f\x8b\x08\x00\xff\xfe")
+    with pytest.raises(InputError, match="decompress a .gz run first"):
+        read_run_file(tmp_path / "run.gz")
+
+
+def test_the_random_run_is_seeded_and_holds_the_judged_passages():
+    passages = [f"p{i}" for i in range(30)]
+    first = random_ranking("q1", passages, seed=0, depth=100)
+    assert first == random_ranking("q1", list(reversed(passages)), seed=0, depth=100)
+    assert sorted(p for p, _ in first) == sorted(passages)
+    assert first != random_ranking("q1", passages, seed=1, depth=100)
+    assert len(random_ranking("q1", passages, seed=0, depth=10)) == 10
+
+
+def ranking(tau: float | None, model_queries: int = 5, runs: int = 4) -> dict:
+    rows = [{"name": f"r{i}", "source": "workflow" if i < 2 else "config",
+             "human": {"MRR@10": 0.1 * i, "nDCG@10": 0.1 * i, "Recall@100": 0.1 * i, "queries": 5},
+             "model": {"MRR@10": 0.0, "nDCG@10": 0.0, "Recall@100": 0.0, "queries": model_queries}}
+            for i in range(runs)]
+    corr = {"runs": runs, "kendall_tau": tau, "spearman_rho": tau}
+    return {"pairs": 40, "pairs_failed": 0, "depth": 100, "min_rel": 2, "measures": ["MRR@10", "nDCG@10", "Recall@100"],
+            "runs": rows, "correlation": dict.fromkeys(["MRR@10", "nDCG@10", "Recall@100"], corr),
+            "queries": {"human": 5, "model": model_queries}}
+
+
+def test_the_card_says_what_the_numbers_show():
+    high = system_ranking_text(ranking(0.95))
+    assert "4 runs (2 the workflow's own" in high and "2 from doubting.audit.runs" in high
+    assert "nDCG@10 0.950 (at or above 0.9" in high and "cannot order" not in high
+    assert "one swapped pair moves tau by 0.33" in high
+    assert "| `r3` | 0.300 | 0.000 |" in high
+    low = system_ranking_text(ranking(0.5))
+    assert "0.500 (below 0.9" in low and "at or above" not in low
+    none = system_ranking_text(ranking(None, model_queries=0))
+    assert "nDCG@10 n/a" in none and "no query has a pair of grade >= 2" in none and "cannot order systems" in none
+
+
+def test_the_report_shows_the_runs_and_their_scatter():
+    out = ranking_html(ranking(0.8))
+    assert "Kendall&#x27;s tau" in out and "<td>r3</td><td>config</td>" in out
+    assert "data:image/png;base64," in out
+    assert "not available" in ranking_html(None)

@@ -1,0 +1,246 @@
+"""The blinded human audit: do the release's strict positives answer their queries more often than the
+official positives do?
+
+Sheet (rule human_audit_sheet): a seeded draw of `sample_queries` dev queries of the release that have
+an official positive; for each, one of its official positives and, when the release has one, one of its
+strict positives (grade 3, trec/dev.strict.qrels), each drawn by a hash of (seed, query, passage). The
+items are shuffled by a hash of (seed, item) and written without their origin: a CSV for people and
+the same items as a Label Studio import. An item is its (query_id, passage_id), so a filled sheet stays
+valid across rebuilds; a pair drawn for both origins is one item counted for both. The key from item
+to origin stays in work/ (key.json).
+
+Results (rule human_audit_results): the filled sheets of `sheets`, one per annotator. A sheet is refused,
+naming file, line and field, for a changed header, an item id that names no dev query or no passage of
+the collection, a duplicated item, a query or passage text other than the one the release holds, or an
+answer outside ALLOWED. An item's label is its annotators' majority (a tie is not "fully answers").
+Per origin: items, judged, not yet judged, the share judged "yes" (fully answers) with its 95% Wilson
+interval; the strict minus official difference with Newcombe's hybrid-score 95% interval (method 10);
+with 2 annotators Cohen's kappa, with more Fleiss' kappa, over the items every annotator judged. Items of
+a sheet outside the current sample are counted and left out; sample items no sheet judged are listed.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import math
+from pathlib import Path
+
+from ..atomic import write_json_atomic, write_text_atomic
+from ..errors import InputError
+from ..stage import Stage, canonical
+from ..tsv import read_trec_qrels
+
+QUESTION = "Does the passage fully answer the query?"
+ALLOWED = ("yes", "partly", "no")
+COLUMNS = ("item_id", "query", "passage", "question", "answer", "allowed")
+ORIGINS = ("strict", "official")
+Z95 = 1.959963984540054
+
+SHEET_STAGE = Stage(
+    name="human_audit_sheet",
+    script="workflow_scripts/human_audit_sheet.py",
+    settings=lambda config, **_: canonical({"sample_queries": config["doubting"]["audit"]["human"]["sample_queries"],
+                                            "seed": config["doubting"]["audit"]["seed"]}),
+)
+RESULTS_STAGE = Stage(
+    name="human_audit_results",
+    script="workflow_scripts/human_audit_results.py",
+    settings=lambda config, **_: canonical({"sheets": config["doubting"]["audit"]["human"]["sheets"]}),
+)
+
+
+def _hash(*parts) -> str:
+    return hashlib.sha256(":".join(str(p) for p in parts).encode()).hexdigest()
+
+
+def item_id(query_id: str, passage_id: str) -> str:
+    return f"{query_id}-{passage_id}"
+
+
+def draw_sample(queries: list[str], official: dict[str, list[str]], strict: dict[str, list[str]], n: int,
+                seed: int) -> dict:
+    """{item_id: {query_id, passage_id, origins}} of `n` drawn queries (those of `queries` with an official
+    positive), in the sheet's shuffled order."""
+    eligible = sorted((q for q in set(queries) if official.get(q)), key=lambda q: _hash(seed, q))[:n]
+    items: dict[str, dict] = {}
+    for q in eligible:
+        for origin, positives in (("strict", strict.get(q, [])), ("official", official[q])):
+            if not positives:
+                continue
+            p = min(positives, key=lambda p: _hash(seed, q, p))
+            item = items.setdefault(item_id(q, p), {"query_id": q, "passage_id": p, "origins": []})
+            item["origins"].append(origin)
+    order = sorted(items, key=lambda i: _hash(seed, "order", i))
+    return {"queries": eligible, "items": {i: items[i] for i in order}}
+
+
+def sheet_csv(items: dict, query_text, passage_text) -> str:
+    """The annotation sheet: no origin, an empty answer column, the allowed answers on every row."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    for i, item in items.items():
+        writer.writerow([i, query_text(item["query_id"]), passage_text(item["passage_id"]), QUESTION, "",
+                         "|".join(ALLOWED)])
+    return out.getvalue()
+
+
+def label_studio_tasks(items: dict, query_text, passage_text) -> list[dict]:
+    """The same items as a Label Studio import (a list of tasks; `item_id` keys the answers)."""
+    return [{"data": {"item_id": i, "query": query_text(item["query_id"]), "passage": passage_text(item["passage_id"]),
+                      "question": QUESTION, "allowed": list(ALLOWED)}} for i, item in items.items()]
+
+
+def write_sheet(sample: dict, query_text, passage_text, out_csv, out_json, out_key) -> None:
+    items = sample["items"]
+    write_text_atomic(out_csv, sheet_csv(items, query_text, passage_text))
+    write_json_atomic(out_json, label_studio_tasks(items, query_text, passage_text))
+    write_json_atomic(out_key, sample)
+
+
+def read_sheet(path, query_text, passage_text) -> dict[str, str]:
+    """{item_id: answer} of one filled sheet ("" when not answered); a bad row is an InputError."""
+    with open(path, encoding="utf-8", newline="") as fh:
+        reader = csv.reader(fh)
+        header = next(reader, None)
+        if header is None or tuple(header) != COLUMNS:
+            raise InputError(path, f"the header must be {','.join(COLUMNS)}", line=1, field="header")
+        answers: dict[str, str] = {}
+        for row in reader:
+            line = reader.line_num
+            if not row:
+                continue
+            if len(row) != len(COLUMNS):
+                raise InputError(path, f"expected {len(COLUMNS)} fields, got {len(row)}", line=line)
+            record = dict(zip(COLUMNS, row))
+            q, _, p = record["item_id"].partition("-")
+            query, passage = query_text(q), passage_text(p)
+            if query is None or passage is None:
+                raise InputError(path, f"unknown item {record['item_id']!r}: no such dev query and passage",
+                                 line=line, field="item_id")
+            if record["item_id"] in answers:
+                raise InputError(path, f"item {record['item_id']!r} appears twice", line=line, field="item_id")
+            for field, text in (("query", query), ("passage", passage)):
+                if record[field] != text:
+                    raise InputError(path, f"the {field} text was changed (it must be the release's text)",
+                                     line=line, field=field)
+            answer = record["answer"].strip().lower()
+            if answer and answer not in ALLOWED:
+                raise InputError(path, f"answer {record['answer']!r} is not one of {', '.join(ALLOWED)}",
+                                 line=line, field="answer")
+            answers[record["item_id"]] = answer
+    return answers
+
+
+def read_sheets(paths, query_text, passage_text) -> dict[str, dict[str, str]]:
+    """{file name: its answers} of the filled sheets, one per annotator."""
+    sheets: dict[str, dict[str, str]] = {}
+    for path in paths:
+        name = Path(path).name
+        if name in sheets:
+            raise InputError(path, f"two sheets are named {name!r}; name each annotator's sheet apart",
+                             field="doubting.audit.human.sheets")
+        sheets[name] = read_sheet(path, query_text, passage_text)
+    return sheets
+
+
+def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float] | None:
+    """The Wilson score interval of k successes in n."""
+    if n == 0:
+        return None
+    p = k / n
+    denominator = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denominator
+    half = z / denominator * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def newcombe(k1: int, n1: int, k2: int, n2: int) -> tuple[float, float, float] | None:
+    """p1 - p2 and its 95% interval by Newcombe's hybrid score method (his method 10)."""
+    if n1 == 0 or n2 == 0:
+        return None
+    p1, p2 = k1 / n1, k2 / n2
+    (l1, u1), (l2, u2) = wilson(k1, n1), wilson(k2, n2)
+    d = p1 - p2
+    return d, d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2), d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
+
+
+def cohen_kappa(a: list[str], b: list[str]) -> float | None:
+    """Unweighted Cohen's kappa of two annotators' answers to the same items."""
+    n = len(a)
+    if n == 0:
+        return None
+    observed = sum(x == y for x, y in zip(a, b)) / n
+    expected = sum((a.count(c) / n) * (b.count(c) / n) for c in ALLOWED)
+    return None if expected == 1 else (observed - expected) / (1 - expected)
+
+
+def fleiss_kappa(ratings: list[list[str]]) -> float | None:
+    """Fleiss' kappa of items each answered by the same number (>= 2) of annotators."""
+    if not ratings:
+        return None
+    m = len(ratings[0])
+    counts = [[r.count(c) for c in ALLOWED] for r in ratings]
+    agreement = sum((sum(x * x for x in row) - m) / (m * (m - 1)) for row in counts) / len(counts)
+    shares = [sum(row[j] for row in counts) / (len(counts) * m) for j in range(len(ALLOWED))]
+    expected = sum(s * s for s in shares)
+    return None if expected == 1 else (agreement - expected) / (1 - expected)
+
+
+def agreement(sheets: list[dict[str, str]], items) -> dict | None:
+    """Annotator agreement over the sample items every sheet answered (None with one sheet)."""
+    if len(sheets) < 2:
+        return None
+    shared = [i for i in items if all(s.get(i) for s in sheets)]
+    if len(sheets) == 2:
+        value = cohen_kappa([sheets[0][i] for i in shared], [sheets[1][i] for i in shared])
+        method = "cohen"
+    else:
+        value = fleiss_kappa([[s[i] for s in sheets] for i in shared])
+        method = "fleiss"
+    return {"method": method, "annotators": len(sheets), "items": len(shared), "kappa": value}
+
+
+def majority_yes(answers: list[str]) -> bool:
+    """The item's label: more than half of its annotators said it fully answers."""
+    return sum(a == "yes" for a in answers) * 2 > len(answers)
+
+
+def human_results(sample: dict, sheets: dict[str, dict[str, str]]) -> dict:
+    """The results of the filled sheets (by file name) over the sample (key.json)."""
+    items = sample["items"]
+    per_item = {i: [s[i] for s in sheets.values() if s.get(i)] for i in items}
+    origins = {}
+    for origin in ORIGINS:
+        ids = [i for i, item in items.items() if origin in item["origins"]]
+        judged = [i for i in ids if per_item[i]]
+        yes = sum(majority_yes(per_item[i]) for i in judged)
+        interval = wilson(yes, len(judged))
+        origins[origin] = {"items": len(ids), "judged": len(judged), "not_judged": len(ids) - len(judged),
+                           "fully_answers": yes, "share": yes / len(judged) if judged else None,
+                           "ci95": list(interval) if interval else None}
+    s, o = origins["strict"], origins["official"]
+    diff = newcombe(s["fully_answers"], s["judged"], o["fully_answers"], o["judged"])
+    outside = sorted({i for sheet in sheets.values() for i, a in sheet.items() if a and i not in items})
+    return {"sample_queries": len(sample["queries"]), "items": len(items),
+            "queries_with_strict": len({items[i]["query_id"] for i in items if "strict" in items[i]["origins"]}),
+            "question": QUESTION, "allowed": list(ALLOWED), "sheets": sorted(sheets),
+            "origins": origins,
+            "difference": None if diff is None else {"strict_minus_official": diff[0], "ci95": [diff[1], diff[2]]},
+            "agreement": agreement(list(sheets.values()), list(items)),
+            "missing_items": [i for i in items if not per_item[i]], "judged_outside_sample": len(outside)}
+
+
+def qrels_positives(path) -> dict[str, list[str]]:
+    """{query_id: [passage_id, ...]} of the pairs of a TREC qrels file with a grade >= 1; an empty file
+    (strict qrels of a release without a grade 3) has none."""
+    if Path(path).stat().st_size == 0:
+        return {}
+    table = read_trec_qrels(path)
+    out: dict[str, list[str]] = {}
+    for q, p, g in zip(*(table.column(c).to_pylist() for c in ("query_id", "passage_id", "relevance"))):
+        if g >= 1:
+            out.setdefault(q, []).append(p)
+    return out

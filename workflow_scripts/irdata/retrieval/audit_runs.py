@@ -1,0 +1,68 @@
+"""The workflow's own runs over the judged audit queries (rule audit_runs; what the audit does with them:
+irdata.doubting.audit_ranking): BM25, dense and their RRF fusion from the collection's indexes with the
+config's retrieval settings, `depth` passages a query, and a random run, each query's judged passages
+in an order seeded by (seed, query, passage), so that a run of no skill is among the runs ordered.
+TREC run lines `query_id Q0 passage_id rank score tag`, queries in qrels order; a query whose text
+tokenizes to nothing has no BM25 line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from ..atomic import atomic_open
+from ..errors import InputError
+from ..msmarco_inputs import read_queries
+from ..tsv import read_trec_qrels
+from .search import Searcher
+
+
+def judged_queries(qrels_path, queries_path) -> tuple[list[tuple[str, str]], dict[str, list[str]]]:
+    """(query_id, text) of the qrels' queries in first-seen order, and each one's judged passages."""
+    qrels = read_trec_qrels(qrels_path)
+    judged: dict[str, list[str]] = {}
+    for q, p in zip(qrels.column("query_id").to_pylist(), qrels.column("passage_id").to_pylist()):
+        judged.setdefault(q, []).append(p)
+    table = read_queries(queries_path)
+    texts = dict(zip(table.column("query_id").to_pylist(), table.column("text").to_pylist()))
+    missing = [q for q in judged if q not in texts]
+    if missing:
+        raise InputError(qrels_path, f"query {missing[0]!r} has no text in {queries_path} ({len(missing)} such)",
+                         field="query_id")
+    return [(q, texts[q]) for q in judged], judged
+
+
+def random_ranking(query_id: str, passages: list[str], seed: int, depth: int) -> list[tuple[str, float]]:
+    """The judged passages in a seeded order: score = a hash of (seed, query, passage) in [0, 1)."""
+    scores = {p: int(hashlib.sha256(f"{seed}:{query_id}:{p}".encode()).hexdigest()[:13], 16) / 16 ** 13
+              for p in passages}
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:depth]
+
+
+def write_run(out, tag: str, rankings) -> int:
+    """Write (query_id, [(passage_id, score), ...]) rankings as a TREC run; return its lines."""
+    lines = 0
+    with atomic_open(out) as fh:
+        for query_id, ranking in rankings:
+            for rank, (passage_id, score) in enumerate(ranking, start=1):
+                fh.write(f"{query_id} Q0 {passage_id} {rank} {score:.6f} {tag}\n")
+                lines += 1
+    return lines
+
+
+def write_audit_runs(qrels_path, queries_path, bm25_dir, dense_dir, out: dict, settings: dict,
+                     threads: int | None = None) -> dict:
+    """Write out["bm25"], out["dense"], out["hybrid_rrf"], out["random"]; return their line counts."""
+    queries, judged = judged_queries(qrels_path, queries_path)
+    texts = [text for _, text in queries]
+    searcher = Searcher(settings["search"], bm25_dir=bm25_dir, dense_dir=dense_dir, threads=threads)
+    searcher.prepare(texts)
+    depth = settings["depth"]
+    hits = {"bm25": searcher.bm25_batch(texts, depth), "dense": searcher.dense_batch(texts, depth),
+            "hybrid_rrf": searcher.hybrid_batch(texts, depth, depth)}
+    counts = {}
+    for name, runs in hits.items():
+        counts[name] = write_run(out[name], name, [(q, [(p, s) for p, s, _ in h]) for (q, _), h in zip(queries, runs)])
+    counts["random"] = write_run(out["random"], "random", [(q, random_ranking(q, judged[q], settings["seed"], depth))
+                                                           for q, _ in queries])
+    return counts
