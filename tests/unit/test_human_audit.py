@@ -152,3 +152,10 @@ def test_positives_of_qrels_and_of_an_empty_strict_qrels(tmp_path):
     assert qrels_positives(tmp_path / "strict.qrels") == {}
     (tmp_path / "official.qrels").write_text("q1 0 p1 1\nq1 0 p2 0\nq2 0 p3 1\nq1 0 p4 1\n")
     assert qrels_positives(tmp_path / "official.qrels") == {"q1": ["p1", "p4"], "q2": ["p3"]}
+
+
+def test_an_item_id_whose_ids_hold_the_separator_is_split_where_both_exist():
+    from irdata.doubting.human_audit import item_id, split_item_id
+
+    item = item_id("q-1", "doc-7")
+    assert split_item_id(item) == [("q", "1-doc-7"), ("q-1", "doc-7"), ("q-1-doc", "7")]

@@ -59,6 +59,11 @@ def item_id(query_id: str, passage_id: str) -> str:
     return f"{query_id}-{passage_id}"
 
 
+def split_item_id(item: str) -> list[tuple[str, str]]:
+    """Every (query_id, passage_id) that `item_id` could have joined into `item`."""
+    return [(item[:i], item[i + 1:]) for i, c in enumerate(item) if c == "-"]
+
+
 def draw_sample(queries: list[str], official: dict[str, list[str]], strict: dict[str, list[str]], n: int,
                 seed: int) -> dict:
     """{item_id: {query_id, passage_id, origins}} of `n` drawn queries (those of `queries` with an official
@@ -115,8 +120,10 @@ def read_sheet(path, query_text, passage_text) -> dict[str, str]:
             if len(row) != len(COLUMNS):
                 raise InputError(path, f"expected {len(COLUMNS)} fields, got {len(row)}", line=line)
             record = dict(zip(COLUMNS, row))
-            q, _, p = record["item_id"].partition("-")
-            query, passage = query_text(q), passage_text(p)
+            # an id may hold "-" itself (BEIR ids are free strings): the split whose query and passage exist
+            known = [(query_text(q), passage_text(p)) for q, p in split_item_id(record["item_id"])]
+            known = [pair for pair in known if None not in pair]
+            query, passage = known[0] if len(known) == 1 else (None, None)
             if query is None or passage is None:
                 raise InputError(path, f"unknown item {record['item_id']!r}: no such dev query and passage",
                                  line=line, field="item_id")
