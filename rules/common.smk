@@ -274,7 +274,7 @@ def ds_qrels_sets(wildcards):
 
 def ds_evaluate_inputs(wildcards):
     beir = f"{DS}/beir/{wildcards.dscoll}"
-    queries = DOUBTING["dev_queries"] if wildcards.dscoll == "msmarco" else f"{beir}/queries.tsv"
+    queries = QUERIES["dev"] if wildcards.dscoll == "msmarco" else f"{beir}/queries.tsv"
     return {
         "queries": queries,
         **{name: path for name, (path, _) in ds_qrels_sets(wildcards).items()},

@@ -17,7 +17,7 @@ rule downstream_training_set:
         qrels_train=f"{DOUBTING_ASSEMBLED}/{_DS_DATA_FILES['qrels', 'train']}",
         judgments_train=f"{DOUBTING_ASSEMBLED}/{_DS_DATA_FILES['judgments', 'train']}",
         official_qrels=DOUBTING_CHECKED["train_qrels"],
-        queries=DOUBTING["train_queries"],
+        queries=QUERIES["train"],
         bm25=bm25_index_files("msmarco"),
         dense=dense_index_files("msmarco"),
     output:
@@ -42,7 +42,7 @@ rule downstream_training_set:
 rule downstream_train:
     input:
         rows=rules.downstream_training_set.output.rows,
-        queries=DOUBTING["train_queries"],
+        queries=QUERIES["train"],
         store=STORES["msmarco"],
     output:
         model=[f"{DS}/models/{{dsbase}}/{{dsarm}}/{name}" for name in _FT_MODEL_FILES["bi_encoder"]],

@@ -117,7 +117,7 @@ if DOUBTING_HUMAN_AUDIT:
             dev_all=f"{DOUBTING_ASSEMBLED}/{_ID_FILES['dev_all']}",
             strict=f"{DOUBTING_ASSEMBLED}/{_TREC_STRICT}",
             official=DOUBTING_CHECKED["dev_qrels"],
-            queries=DOUBTING["dev_queries"],
+            queries=QUERIES["dev"],
             collection=STORES["msmarco"],
         output:
             sheet=f"{WORK}/doubting/human_audit/sheet.csv",
@@ -138,7 +138,7 @@ if DOUBTING_HUMAN_AUDIT:
         input:
             key=rules.human_audit_sheet.output.key,
             sheets=DOUBTING["audit"]["human"]["sheets"],
-            queries=DOUBTING["dev_queries"],
+            queries=QUERIES["dev"],
             collection=STORES["msmarco"],
         output:
             DOUBTING_HUMAN_AUDIT,
