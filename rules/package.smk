@@ -11,7 +11,7 @@ from irdata.doubting.assemble import assembled_files as _assembled_files
 from irdata.doubting.gate import AUDIT_SPLIT as _AUDIT_SPLIT, STAGES as _GATED_RULES, input_name as _gate_input
 from irdata.doubting.manifest import code_files as _code_files
 from irdata.doubting.package import release_files as _release_files
-from irdata.doubting.release_files import ID_FILES as _ID_FILES, TREC_STRICT as _TREC_STRICT
+from irdata.doubting.human_audit import sheet_inputs as _human_audit_sheet_inputs
 from irdata.shard_files import SPLIT_FILES as _SPLIT_FILES, rule_splits as _rule_splits
 
 DOUBTING_ASSEMBLED = f"{WORK}/doubting/assembled"
@@ -19,6 +19,10 @@ DOUBTING_STAGED = f"{WORK}/doubting/release"
 DOUBTING_FAILURES = f"{WORK}/doubting/failures.json"
 DOUBTING_PUBLISHED = f"{WORK}/doubting/published.json"
 DOUBTING_BATCHES = DOUBTING["acquisition_batches"]
+# what the blinded human audit draws from: the dev or the train queries (doubting.audit.human.split)
+HUMAN_AUDIT_SHEET_INPUTS = _human_audit_sheet_inputs(
+    DOUBTING["audit"]["human"]["split"], DOUBTING_ASSEMBLED, DOUBTING_CHECKED, QUERIES
+)
 # the per-shard LLM rules (the audit, when configured, is one job of its own)
 _LLM_RULES = [name for name in _GATED_RULES if _rule_splits(name)]
 DOUBTING_AUDIT_STATS = f"{WORK}/doubting/stats/audit_labels/audit.json"
@@ -114,10 +118,7 @@ if DOUBTING_HUMAN_AUDIT:
     # the blinded sheet: strict and official positives of a sample of dev queries, origins hidden
     rule human_audit_sheet:
         input:
-            dev_all=f"{DOUBTING_ASSEMBLED}/{_ID_FILES['dev_all']}",
-            strict=f"{DOUBTING_ASSEMBLED}/{_TREC_STRICT}",
-            official=DOUBTING_CHECKED["dev_qrels"],
-            queries=QUERIES["dev"],
+            **HUMAN_AUDIT_SHEET_INPUTS,
             collection=STORES["msmarco"],
         output:
             sheet=f"{WORK}/doubting/human_audit/sheet.csv",
@@ -138,7 +139,7 @@ if DOUBTING_HUMAN_AUDIT:
         input:
             key=rules.human_audit_sheet.output.key,
             sheets=DOUBTING["audit"]["human"]["sheets"],
-            queries=QUERIES["dev"],
+            queries=HUMAN_AUDIT_SHEET_INPUTS["queries"],
             collection=STORES["msmarco"],
         output:
             DOUBTING_HUMAN_AUDIT,

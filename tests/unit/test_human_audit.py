@@ -159,3 +159,29 @@ def test_an_item_id_whose_ids_hold_the_separator_is_split_where_both_exist():
 
     item = item_id("q-1", "doc-7")
     assert split_item_id(item) == [("q", "1-doc-7"), ("q-1", "doc-7"), ("q-1-doc", "7")]
+
+
+def test_on_train_the_release_positive_is_each_querys_selected_positive(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from irdata.doubting.human_audit import selected_positives, sheet_inputs
+
+    path = tmp_path / "train.parquet"
+    pq.write_table(pa.table({"query_id": ["q0", "q1", "q2"], "positive_id": ["p30", None, "p1"]}), path)
+    ids, selected = selected_positives(path)
+    assert ids == ["q0", "q1", "q2"] and selected == {"q0": ["p30"], "q2": ["p1"]}
+    s = {"split": "train", **draw_sample(ids, OFFICIAL, selected, 3, 0)}
+    origins = {item["query_id"]: item["origins"] for item in s["items"].values() if "strict" in item["origins"]}
+    assert set(origins) == {"q0", "q2"}  # q1 has no selected positive: its official one alone
+    answers = {i: "yes" for i in s["items"]}
+    r = human_results(s, read_sheets([filled(tmp_path, "a.csv", answers, s)], QUERIES.get, PASSAGES.get))
+    text = human_audit_text(r)
+    assert r["split"] == "train" and "3 train queries were drawn" in text
+    assert "its selected positive (2 of them had one)" in text and "Selected positives: 2 of 2" in text
+    inputs = sheet_inputs("train", "work/a", {"train_qrels": "t.qrels", "dev_qrels": "d.qrels"},
+                          {"train": "t.tsv", "dev": "d.tsv"})
+    assert inputs == {"ids": "work/a/train_queries/train.parquet", "release": "work/a/train_queries/train.parquet",
+                      "official": "t.qrels", "queries": "t.tsv"}
+    assert sheet_inputs("dev", "work/a", {"dev_qrels": "d.qrels"}, {"dev": "d.tsv"})["release"] == \
+        "work/a/trec/dev.strict.qrels"

@@ -99,7 +99,7 @@ EXPECTED = {
        for key in ("qrels", "queries", "grading", "per_grade", "missing_passages")},
     # and the random run's order, and the human audit's sample
     "doubting.audit.seed": {"audit_labels", "audit_runs", "human_audit_sheet"} | RELEASE,
-    "doubting.audit.human.sample_queries": {"human_audit_sheet"} | RELEASE,
+    **{f"doubting.audit.human.{key}": {"human_audit_sheet"} | RELEASE for key in ("sample_queries", "split")},
     "doubting.audit.human.sheets": {"human_audit_results"} | RELEASE,
     "doubting.audit.runs": {"audit_ranking"} | RELEASE,
     # the downstream comparison (MANIFEST.json records its settings with the whole config)

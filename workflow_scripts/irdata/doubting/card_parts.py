@@ -128,23 +128,26 @@ def human_audit_text(h: dict | None) -> str:
                 "positives answer their queries more often than the official ones is not measured here.")
     s, o = h["origins"]["strict"], h["origins"]["official"]
     annotators = len(h["sheets"])
-    text = (f"Blinded human audit. {n(h['sample_queries'])} dev queries were drawn at random; each gave one "
-            f"official positive and, where the release has one, one strict positive ({n(h['queries_with_strict'])} "
-            f"of them had one), shuffled into {n(h['items'])} items with their origin hidden, for annotators to answer "
-            f"\"{h['question']}\" ({' / '.join(h['allowed'])}). "
+    train = h.get("split") == "train"
+    ours, our = ("selected positives", "selected positive") if train else ("strict positives", "strict positive")
+    split = "train" if train else "dev"
+    text = (f"Blinded human audit. {n(h['sample_queries'])} {split} queries were drawn at random; "
+            f"each gave one official positive and, where the release has one, its {our} "
+            f"({n(h['queries_with_strict'])} of them had one), shuffled into {n(h['items'])} items with their origin "
+            f"hidden, for annotators to answer \"{h['question']}\" ({' / '.join(h['allowed'])}). "
             + (f"{n(annotators)} filled sheet(s) were read back (an item's label is the majority of its annotators, "
                "a tie is not \"yes\"). " if annotators
                else "No filled sheet is named yet (doubting.audit.human.sheets). ")
-            + f"Strict positives: {_share(s)}. Official positives: {_share(o)}.")
+            + f"{ours.capitalize()}: {_share(s)}. Official positives: {_share(o)}.")
     if h["queries_with_strict"] == 0:
-        text += (" The release has no strict positive for any sampled query, so this sample cannot compare strict "
+        text += (f" The release has no {our} for any sampled query, so this sample cannot compare {ours} "
                  "with official positives.")
     elif h["difference"] is not None:
         d, (lo, hi) = h["difference"]["strict_minus_official"], h["difference"]["ci95"]
         reading = ("the interval excludes 0" if lo > 0 or hi < 0 else
                    "the interval includes 0: this sample shows no difference")
-        text += (f" Difference, strict minus official: {100 * d:+.1f} points (95% interval {100 * lo:+.1f} to "
-                 f"{100 * hi:+.1f}; {reading}).")
+        text += (f" Difference, {our.split()[0]} minus official: {100 * d:+.1f} points "
+                 f"(95% interval {100 * lo:+.1f} to {100 * hi:+.1f}; {reading}).")
     else:
         text += " Until both origins have judged items there is no difference to report."
     agreement = h.get("agreement")

@@ -1,9 +1,11 @@
 """The blinded human audit: do the release's strict positives answer their queries more often than the
 official positives do?
 
-Sheet (rule human_audit_sheet): a seeded draw of `sample_queries` dev queries of the release that have
-an official positive; for each, one of its official positives and, when the release has one, one of its
-strict positives (grade 3, trec/dev.strict.qrels), each drawn by a hash of (seed, query, passage). The
+Sheet (rule human_audit_sheet): a seeded draw of `sample_queries` queries of the release's `split` that
+have an official positive; for each, one of its official positives and, when the release has one, one
+release positive: on dev one of its strict positives (grade 3, trec/dev.strict.qrels), on train its
+selected positive (train_queries.positive_id), each drawn by a hash of (seed, query, passage). The
+release's positive keeps the origin name `strict` on both splits. The
 items are shuffled by a hash of (seed, item) and written without their origin: a CSV for people and
 the same items as a Label Studio import. An item is its (query_id, passage_id), so a filled sheet stays
 valid across rebuilds; a pair drawn for both origins is one item counted for both. The key from item
@@ -31,6 +33,7 @@ from ..atomic import write_json_atomic, write_text_atomic
 from ..errors import InputError
 from ..stage import Stage, canonical
 from ..tsv import read_trec_qrels
+from .release_files import DATA_FILES, ID_FILES, TREC_STRICT
 
 QUESTION = "Does the passage fully answer the query?"
 ALLOWED = ("yes", "partly", "no")
@@ -41,7 +44,8 @@ Z95 = 1.959963984540054
 SHEET_STAGE = Stage(
     name="human_audit_sheet",
     script="workflow_scripts/human_audit_sheet.py",
-    settings=lambda config, **_: canonical({"sample_queries": config["doubting"]["audit"]["human"]["sample_queries"],
+    settings=lambda config, **_: canonical({**{key: config["doubting"]["audit"]["human"][key]
+                                               for key in ("sample_queries", "split")},
                                             "seed": config["doubting"]["audit"]["seed"]}),
 )
 RESULTS_STAGE = Stage(
@@ -57,6 +61,25 @@ def _hash(*parts) -> str:
 
 def item_id(query_id: str, passage_id: str) -> str:
     return f"{query_id}-{passage_id}"
+
+
+def sheet_inputs(split: str, assembled: str, checked_qrels: dict, queries: dict) -> dict[str, str]:
+    """The human_audit_sheet rule's inputs for `split`: the queries to draw from (`ids`: an id list on dev, the
+    train_queries parquet on train), the release's positives (`release`), the official qrels and query texts."""
+    if split == "dev":
+        return {"ids": f"{assembled}/{ID_FILES['dev_all']}", "release": f"{assembled}/{TREC_STRICT}",
+                "official": checked_qrels["dev_qrels"], "queries": queries["dev"]}
+    parquet = f"{assembled}/{DATA_FILES[('train_queries', 'train')]}"
+    return {"ids": parquet, "release": parquet, "official": checked_qrels["train_qrels"], "queries": queries["train"]}
+
+
+def selected_positives(train_queries) -> tuple[list[str], dict[str, list[str]]]:
+    """The train queries of the release (train_queries parquet) and each one's selected positive, if any."""
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(train_queries, columns=["query_id", "positive_id"])
+    ids, positives = table.column("query_id").to_pylist(), table.column("positive_id").to_pylist()
+    return ids, {q: [p] for q, p in zip(ids, positives) if p is not None}
 
 
 def split_item_id(item: str) -> list[tuple[str, str]]:
@@ -125,7 +148,7 @@ def read_sheet(path, query_text, passage_text) -> dict[str, str]:
             known = [pair for pair in known if None not in pair]
             query, passage = known[0] if len(known) == 1 else (None, None)
             if query is None or passage is None:
-                raise InputError(path, f"unknown item {record['item_id']!r}: no such dev query and passage",
+                raise InputError(path, f"unknown item {record['item_id']!r}: no such query and passage",
                                  line=line, field="item_id")
             if record["item_id"] in answers:
                 raise InputError(path, f"item {record['item_id']!r} appears twice", line=line, field="item_id")
@@ -231,7 +254,7 @@ def human_results(sample: dict, sheets: dict[str, dict[str, str]]) -> dict:
     s, o = origins["strict"], origins["official"]
     diff = newcombe(s["fully_answers"], s["judged"], o["fully_answers"], o["judged"])
     outside = sorted({i for sheet in sheets.values() for i, a in sheet.items() if a and i not in items})
-    return {"sample_queries": len(sample["queries"]), "items": len(items),
+    return {"split": sample.get("split", "dev"), "sample_queries": len(sample["queries"]), "items": len(items),
             "queries_with_strict": len({items[i]["query_id"] for i in items if "strict" in items[i]["origins"]}),
             "question": QUESTION, "allowed": list(ALLOWED), "sheets": sorted(sheets),
             "origins": origins,
