@@ -20,15 +20,14 @@ import pyarrow.json as pajson
 
 from .errors import InputError
 from .tsv import (
-    BLOCK_SIZES,
     _check_ids,
     _first,
     _first_duplicate,
-    _first_line_longer_than,
     _line_of_record,
     _nonblank_line_numbers,
     _read_delimited,
     _require_nonempty,
+    read_in_growing_blocks,
     text_problem,
 )
 
@@ -62,24 +61,19 @@ def _read_jsonl(path: Path, fields: tuple[str, ...]) -> pa.Table:
     """The string `fields` of every record of a JSON-lines file (other fields ignored; a missing one null)."""
     _require_nonempty(path)
     schema = pa.schema([(name, pa.string()) for name in fields])
-    for block_size in BLOCK_SIZES:
-        try:
-            return pajson.read_json(
-                path,
-                read_options=pajson.ReadOptions(use_threads=True, block_size=block_size),
-                parse_options=pajson.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore",
-                                                  newlines_in_values=False),
-            ).select(list(fields))
-        except pa.ArrowInvalid as exc:
-            # pyarrow's words for a record longer than a block
-            if "straddl" in str(exc) and block_size != BLOCK_SIZES[-1]:
-                continue
-            if "straddl" in str(exc):
-                raise InputError(path, f"a line longer than {block_size >> 20} MiB; is a line end missing?",
-                                 line=_first_line_longer_than(path, block_size)) from exc
-            found = _describe_bad_line(path, fields)
-            raise (found or InputError(path, f"cannot be parsed as JSON lines: {exc}")) from exc
-    raise AssertionError("unreachable")
+
+    def read(block_size):
+        return pajson.read_json(
+            path,
+            read_options=pajson.ReadOptions(use_threads=True, block_size=block_size),
+            parse_options=pajson.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore",
+                                              newlines_in_values=False),
+        ).select(list(fields))
+
+    def unparsed(exc):
+        return _describe_bad_line(path, fields) or InputError(path, f"cannot be parsed as JSON lines: {exc}")
+
+    return read_in_growing_blocks(path, read, unparsed)
 
 
 def _check_records(path: Path, table: pa.Table, text_fields: tuple[str, ...]) -> pa.Table:

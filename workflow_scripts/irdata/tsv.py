@@ -114,6 +114,23 @@ def _first_line_longer_than(path: Path, size: int) -> int | None:
     return None
 
 
+def read_in_growing_blocks(path: Path, read, unparsed) -> pa.Table:
+    """`read(block_size)` with pyarrow's default block size first; a record must fit in a block, so a file
+    with a longer line is read again with a larger one, up to the last (a longer line is refused naming it).
+    Any other ArrowInvalid becomes the InputError `unparsed(exc)` gives."""
+    for block_size in BLOCK_SIZES:
+        try:
+            return read(block_size)
+        except pa.ArrowInvalid as exc:
+            # pyarrow's words for a record longer than a block
+            if "straddl" not in str(exc):
+                raise unparsed(exc) from exc
+            if block_size == BLOCK_SIZES[-1]:
+                raise InputError(path, f"a line longer than {block_size >> 20} MiB; is a line end missing?",
+                                 line=_first_line_longer_than(path, block_size)) from exc
+    raise AssertionError("unreachable")
+
+
 def _read_delimited(path: Path, names: list[str], delimiter: str) -> pa.Table:
     _refuse_bad_bytes(path, names, delimiter)
     bad_rows = []
@@ -122,35 +139,30 @@ def _read_delimited(path: Path, names: list[str], delimiter: str) -> pa.Table:
         bad_rows.append(row)
         return "skip"
 
-    for block_size in BLOCK_SIZES:
+    def read(block_size):
         bad_rows.clear()
-        try:
-            table = pacsv.read_csv(
-                path,
-                read_options=pacsv.ReadOptions(column_names=names, use_threads=True, block_size=block_size),
-                parse_options=pacsv.ParseOptions(
-                    delimiter=delimiter,
-                    quote_char=False,
-                    escape_char=False,
-                    newlines_in_values=False,
-                    invalid_row_handler=on_invalid,
-                ),
-                convert_options=pacsv.ConvertOptions(
-                    column_types={n: pa.string() for n in names}, strings_can_be_null=False
-                ),
-            )
-            break
-        except pa.ArrowInvalid as exc:
-            # pyarrow's words for a record longer than a block
-            if "straddl" in str(exc) and block_size != BLOCK_SIZES[-1]:
-                continue
-            if "straddl" in str(exc):
-                raise InputError(path, f"a line longer than {block_size >> 20} MiB; is a line end missing?",
-                                 line=_first_line_longer_than(path, block_size)) from exc
-            bad = _first_bad_utf8_line(path)
-            if bad is not None:
-                raise InputError(path, "not valid UTF-8; re-encode the file as UTF-8", line=bad) from exc
-            raise InputError(path, f"cannot be parsed: {exc}") from exc
+        return pacsv.read_csv(
+            path,
+            read_options=pacsv.ReadOptions(column_names=names, use_threads=True, block_size=block_size),
+            parse_options=pacsv.ParseOptions(
+                delimiter=delimiter,
+                quote_char=False,
+                escape_char=False,
+                newlines_in_values=False,
+                invalid_row_handler=on_invalid,
+            ),
+            convert_options=pacsv.ConvertOptions(
+                column_types={n: pa.string() for n in names}, strings_can_be_null=False
+            ),
+        )
+
+    def unparsed(exc):
+        bad = _first_bad_utf8_line(path)
+        if bad is not None:
+            return InputError(path, "not valid UTF-8; re-encode the file as UTF-8", line=bad)
+        return InputError(path, f"cannot be parsed: {exc}")
+
+    table = read_in_growing_blocks(path, read, unparsed)
     if bad_rows:
         row = bad_rows[0]
         line = row.number

@@ -8,11 +8,9 @@ from __future__ import annotations
 import logging
 import os
 
-from ..atomic import write_json_atomic
-from ..eval44b.finetune import MODEL_FILES, fine_tune, save_model
+from ..eval44b.finetune import fine_tune, save_trained
 from ..json_files import read_jsonl
 from ..passage_store import open_store
-from ..retrieval.dense import model_fingerprint
 from ..tsv import read_id_text_tsv
 from .labels import arm_examples
 
@@ -47,12 +45,7 @@ def run_train_arm(arm: str, training_file, queries_tsv, store, out_dir, out_repo
     table = read_id_text_tsv(queries_tsv, "query_id", "text")
     queries = dict(zip(table.column("query_id").to_pylist(), table.column("text").to_pylist()))
     model, report = train_arm(arm, rows, queries, open_store(store), settings)
-    if not settings["record_timing"]:
-        report["train_seconds"] = None  # a wall time would make the report differ from run to run
-    save_model(model, KIND, out_dir)
-    report["model_sha256"] = model_fingerprint(str(out_dir))
-    report["files"] = MODEL_FILES[KIND]
-    write_json_atomic(out_report, report)
+    report = save_trained(model, KIND, report, settings["record_timing"], out_dir, out_report)
     log.info("trained %s from %s: %d steps on %d examples; sha256 %s", arm, settings["base_model"], report["steps"],
              report["examples"], report["model_sha256"])
     return report

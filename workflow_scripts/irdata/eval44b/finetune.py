@@ -267,7 +267,6 @@ def run_fine_tune(kind, paths: dict, out_dir, out_report, settings: dict, score_
     arms' truncation, seed and negatives (the val evaluation scores as the arm will).
     """
     from ..json_files import read_jsonl
-    from ..retrieval.dense import model_fingerprint
     from .inputs import read_texts_by_id
 
     collection = read_texts_by_id(paths["collection"])
@@ -289,7 +288,14 @@ def run_fine_tune(kind, paths: dict, out_dir, out_report, settings: dict, score_
     }
     model, report = fine_tune(kind, train, val, settings)
     log.info("trained %s in %s s on %d threads", kind, report["train_seconds"], report["threads"])
-    if not score_settings["record_timing"]:
+    return save_trained(model, kind, report, score_settings["record_timing"], out_dir, out_report)
+
+
+def save_trained(model, kind: str, report: dict, record_timing: bool, out_dir, out_report) -> dict:
+    """Save a trained model and its report (with the model's sha256 and files); return the report."""
+    from ..retrieval.dense import model_fingerprint
+
+    if not record_timing:
         report["train_seconds"] = None  # a wall time would make the report differ from run to run
     save_model(model, kind, out_dir)
     report["model_sha256"] = model_fingerprint(str(out_dir))
