@@ -58,6 +58,9 @@ def production_copy(root: Path, train: int, dev: int) -> list[str]:
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text("placeholder\n")
     os.truncate(root / d["collection"], MSMARCO_COLLECTION_BYTES)  # sparse: nothing reads it in a dry-run
+    for folder in d["audit"]["runs"]:  # a folder of TREC run files: one stands for them
+        (root / folder).mkdir(parents=True, exist_ok=True)
+        (root / folder / "run.trec").write_text("placeholder\n")
     (root / "shards.yaml").write_text(yaml.safe_dump({"doubting": {"shards": {"train": train, "dev": dev}}}))
     return ["doubting", "--configfile", "config.yaml", "config/production.yaml", "shards.yaml"]
 
