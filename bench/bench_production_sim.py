@@ -83,8 +83,9 @@ LLM_RULES = ("agent_search", "grade", "generate_answer", "wood")
 
 def overlay(servers: list[ModelServer], train_shards: int, routing: str) -> dict:
     return {
+        # the downstream comparison is GPU training and encoding, measured by bench_downstream.py, not here
         "doubting": {"shards": {"train": train_shards, "dev": 1}, "audit": {"qrels": None, "queries": None},
-                     "release_ledger": "work/release-ledger.json"},
+                     "release_ledger": "work/release-ledger.json", "downstream": {"enabled": False}},
         "llm": {"base_urls": [s.url for s in servers], "journal_dir": f"cache/llm_journal-{routing}",
                 "max_in_flight": 64, "routing": routing},
         "retrieval": {"dense": {"device": None, "batch_size": 64}},
