@@ -13,6 +13,7 @@ from irdata.config_check import CONFIG_SECTIONS
 from irdata.doubting.stages import frozen_version_conflict as _frozen_version_conflict
 from irdata.provenance import code_hash as _code_hash
 from irdata.shard_files import shard_file as _shard_file, shard_files as _shard_files
+from irdata.shards import size_shard_count as _size_shard_count
 from irdata.stages import StageWiring
 from irdata.workdir import WORK, resolve_config_inputs, workflow_file as _workflow_file
 from irdata.doubting.release_files import DATA_FILES as _DS_DATA_FILES, TREC_STRICT as _DS_TREC_STRICT
@@ -141,9 +142,7 @@ def collection_store(wildcards):
 
 def encode_shard_count(collection):
     """Encoding jobs of a collection: its source file's size over retrieval.dense.encode_shard_mb."""
-    path = Path(COLLECTION_SOURCES[collection])
-    size = path.stat().st_size if path.is_file() else 0  # a missing input fails in its own rule
-    return max(1, -(-size // int(config["retrieval"]["dense"]["encode_shard_mb"] * 2**20)))
+    return _size_shard_count(COLLECTION_SOURCES[collection], config["retrieval"]["dense"]["encode_shard_mb"])
 
 
 # Indexes are folders, declared by their files rather than as directory() outputs: Snakemake keeps
@@ -244,9 +243,9 @@ def ds_shard_count(dscoll):
     """Encoding jobs of an evaluation collection: as encode_passages sizes them (its source file's size)."""
     if dscoll == "msmarco":
         return encode_shard_count("msmarco")
-    path = Path(DS_BEIR[dscoll]["path"]) / "corpus.jsonl"
-    size = path.stat().st_size if path.is_file() else 0  # a missing input fails in its own rule
-    return max(1, -(-size // int(config["retrieval"]["dense"]["encode_shard_mb"] * 2**20)))
+    return _size_shard_count(
+        Path(DS_BEIR[dscoll]["path"]) / "corpus.jsonl", config["retrieval"]["dense"]["encode_shard_mb"]
+    )
 
 
 def ds_model_inputs(wildcards):

@@ -22,3 +22,12 @@ def test_sample_independent_of_order():
     reversed_mask = sample_ids(ids[::-1], 50, seed=1)[::-1]
     assert mask.sum() == 50 and (mask == reversed_mask).all()
     assert sample_ids(ids, None, 1).all() and sample_ids(ids, 5000, 1).all()
+
+
+def test_encoding_jobs_follow_the_source_files_size(tmp_path):
+    from irdata.shards import size_shard_count
+
+    path = tmp_path / "collection.tsv"
+    path.write_bytes(b"x" * (3 * 2**20 + 1))
+    assert size_shard_count(path, 1) == 4 and size_shard_count(path, 64) == 1
+    assert size_shard_count(tmp_path / "missing.tsv", 1) == 1  # it fails in the rule that reads it

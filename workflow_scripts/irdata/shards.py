@@ -81,3 +81,11 @@ def sample_ids(ids, size: int | None, seed: int) -> np.ndarray:
     mask = np.zeros(n, dtype=bool)
     mask[order[:size]] = True
     return mask
+
+
+def size_shard_count(path, shard_mb: float) -> int:
+    """How many encoding jobs a collection gets: its source file's size over `shard_mb` MiB, at least one (a
+    missing file counts as empty; it fails in the rule that reads it)."""
+    path = Path(path)
+    size = path.stat().st_size if path.is_file() else 0
+    return max(1, -(-size // int(shard_mb * 2**20)))
