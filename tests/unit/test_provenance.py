@@ -24,9 +24,7 @@ def tree(tmp_path):
     (tmp_path / "workflow_scripts" / "rule_s.py").write_text("import irdata.sub\n")
     (tmp_path / "prompts").mkdir()
     (tmp_path / "prompts" / "p.txt").write_text("grade this\n")
-    provenance.module_closure.cache_clear()
     yield tmp_path
-    provenance.module_closure.cache_clear()
 
 
 def names(paths, root):
@@ -45,7 +43,6 @@ def test_closure_follows_relative_and_package_imports(tree):
 
 def test_hash_changes_exactly_with_dependencies(tree):
     def h(script="workflow_scripts/rule_a.py", **kw):
-        provenance.module_closure.cache_clear()
         return provenance.code_hash(script, tree, **kw)
 
     base = h(prompts=["prompts/p.txt"], settings={"k": 1})

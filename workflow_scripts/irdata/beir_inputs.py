@@ -146,7 +146,6 @@ def validate_beir_inputs(folder, train_split: str, dev_split: str, heldout_queri
 
 STAGE = Stage(
     name="validate_beir_inputs",
-    script="workflow_scripts/validate_beir_inputs.py",
     # under format msmarco this stage does not run: its settings then hold the source only, so that changing
     # an MS MARCO file reruns validate_msmarco_inputs alone
     settings=lambda config, **_: canonical({"source": config["doubting"]["source"], "inputs": (

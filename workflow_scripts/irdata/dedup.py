@@ -36,8 +36,7 @@ def sample_settings(config: dict) -> dict:
             "train_with_duplicates": d["train_sample"]["with_duplicates"] and sampled}
 
 
-STAGE = Stage(name="dedup_train_queries", script="workflow_scripts/dedup_train_queries.py",
-              settings=lambda config, **_: sample_settings(config))
+STAGE = Stage(name="dedup_train_queries", settings=lambda config, **_: sample_settings(config))
 
 
 def normalize_query_text(texts) -> pa.Array:

@@ -263,7 +263,6 @@ def raw_input_paths(config: dict) -> list[str]:
 # stage_release checks them against the check's inputs.json.
 STAGE = Stage(
     name="validate_msmarco_inputs",
-    script="workflow_scripts/validate_msmarco_inputs.py",
     settings=lambda config, **_: canonical({"qrels_missing_passages": config["doubting"]["qrels_missing_passages"],
                                             "inputs": raw_input_paths(config)}),
 )

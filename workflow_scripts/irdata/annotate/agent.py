@@ -46,7 +46,7 @@ from ..atomic import write_jsonl_atomic, write_parquet_atomic
 from ..llm import LLMCallError
 from ..passage_store import PassageStore
 from ..retrieval.search import search_settings
-from ..shard_files import AGENT_SCHEMA
+from ..shard_files import AGENT_SCHEMA, llm_job_patterns
 from ..shards import read_id_list
 from ..stage import Stage, canonical
 from .common import Failures, LLMJob, finish_job, llm_params, run_with_client
@@ -96,7 +96,7 @@ AGENT_TASK = {"text": "prompts/agent_task.txt", "native": "prompts/agent_task_na
 
 STAGE = Stage(
     name="agent_search",
-    script="workflow_scripts/agent_search.py",
+    **llm_job_patterns("agent_search"),
     settings=lambda config, split, **_: canonical({
         "llm": llm_params(config["llm"], "agent"), "budget": config["annotation"]["agent"][split],
         "search": search_settings(config["retrieval"])}),

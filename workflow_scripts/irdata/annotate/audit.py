@@ -35,7 +35,8 @@ from .passages import TextStore
 AUDIT_KEYS = ("qrels", "queries", "grading", "per_grade", "seed", "missing_passages")
 STAGE = Stage(
     name="audit_labels",
-    script="workflow_scripts/audit_labels.py",
+    job="audit_labels",
+    retry_state="doubting/retry/audit_labels.json",
     settings=lambda config, **_: canonical({
         "llm": llm_params(config["llm"], "grade"), **{k: config["doubting"]["audit"][k] for k in AUDIT_KEYS},
         "mode": mode_named(config["doubting"]["audit"]["grading"], "doubting.audit.grading", answers=False).name}),

@@ -23,7 +23,7 @@ from ..grade_scale import CHOICES
 from ..grading_modes import grading_mode
 from ..msmarco_inputs import read_reference_answers
 from ..passage_store import PassageStore
-from ..shard_files import GRADES_SCHEMA, OFFICIAL_ROWS
+from ..shard_files import GRADES_SCHEMA, OFFICIAL_ROWS, llm_job_patterns
 from ..shards import read_id_list
 from ..stage import Stage, canonical
 from .common import Failures, LLMJob, finish_job, llm_params, official_positives, read_parquet_frame, run_with_client
@@ -31,7 +31,7 @@ from .passages import TextStore
 
 STAGE = Stage(
     name="grade",
-    script="workflow_scripts/grade.py",
+    **llm_job_patterns("grade"),
     settings=lambda config, split, **_: canonical({
         "llm": llm_params(config["llm"], "grade"), "mode": grading_mode(config, split).name,
         "sees_answers": grading_mode(config, split).sees_answers, "official_rows": OFFICIAL_ROWS[split]}),

@@ -33,13 +33,11 @@ MIN_REL = evaluate.MIN_REL
 
 RUNS_STAGE = Stage(
     name="audit_runs",
-    script="workflow_scripts/audit_runs.py",
     settings=lambda config, **_: canonical({"search": search_settings(config["retrieval"]), "depth": DEPTH,
                                             "seed": config["doubting"]["audit"]["seed"]}),
 )
 STAGE = Stage(
     name="audit_ranking",
-    script="workflow_scripts/audit_ranking.py",
     settings=lambda config, **_: canonical({"runs": config["doubting"]["audit"]["runs"], "min_rel": MIN_REL}),
 )
 

@@ -24,7 +24,6 @@ RUN_TAG = "bm25"
 
 STAGE = Stage(
     name="bm25_dev_run",
-    script="workflow_scripts/bm25_dev_run.py",
     settings=lambda config, **_: canonical({"bm25": config["retrieval"]["bm25"], "depth": DEPTH, "run_tag": RUN_TAG}),
 )
 

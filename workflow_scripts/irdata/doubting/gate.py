@@ -31,7 +31,6 @@ AUDIT_SPLIT = "audit"
 
 STAGE = Stage(
     name="release_gate",
-    script="workflow_scripts/release_gate.py",
     settings=lambda config, **_: canonical({"limits": config["annotation"]["failure_limits"],
                                             "accept": config["accept_llm_failures"]}),
 )

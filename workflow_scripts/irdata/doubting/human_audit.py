@@ -43,14 +43,12 @@ Z95 = 1.959963984540054
 
 SHEET_STAGE = Stage(
     name="human_audit_sheet",
-    script="workflow_scripts/human_audit_sheet.py",
     settings=lambda config, **_: canonical({**{key: config["doubting"]["audit"]["human"][key]
                                                for key in ("sample_queries", "split")},
                                             "seed": config["doubting"]["audit"]["seed"]}),
 )
 RESULTS_STAGE = Stage(
     name="human_audit_results",
-    script="workflow_scripts/human_audit_results.py",
     settings=lambda config, **_: canonical({"sheets": config["doubting"]["audit"]["human"]["sheets"]}),
 )
 

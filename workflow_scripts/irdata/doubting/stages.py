@@ -42,13 +42,11 @@ def _release_settings(config: dict) -> dict:
 
 
 STAGES = (
-    Stage(name="assemble", script="workflow_scripts/assemble.py",
-          settings=lambda config, **_: canonical({
+    Stage(name="assemble", settings=lambda config, **_: canonical({
               "acquisition_batches": config["doubting"]["acquisition_batches"],
               "grading": config["annotation"]["grading"], "shards": config["doubting"]["shards"], "work": WORK})),
-    Stage(name="stage_release", script="workflow_scripts/stage_release.py", settings=lambda config, **_: canonical(
+    Stage(name="stage_release", settings=lambda config, **_: canonical(
         _release_settings(config))),
-    Stage(name="package", script="workflow_scripts/package.py",
-          settings=lambda config, **_: canonical({"ledger": config["doubting"]["release_ledger"],
+    Stage(name="package", settings=lambda config, **_: canonical({"ledger": config["doubting"]["release_ledger"],
                                                   "package_dir": config["doubting"]["package_dir"]})),
 )

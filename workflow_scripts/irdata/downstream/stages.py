@@ -78,7 +78,7 @@ def compare_settings(config: dict) -> dict:
 
 
 def _stage(name: str, settings) -> Stage:
-    return Stage(name=name, script=f"workflow_scripts/{name}.py", settings=settings)
+    return Stage(name=name, settings=settings)
 
 
 STAGES = (

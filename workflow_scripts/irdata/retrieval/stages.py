@@ -28,17 +28,14 @@ def dense_index_settings(dense: dict) -> dict:
 
 BM25_STAGE = Stage(
     name="index_bm25",
-    script="workflow_scripts/index_bm25.py",
     settings=lambda config, **_: canonical(config["retrieval"]["bm25"]),
 )
 ENCODE_STAGE = Stage(
     name="encode_passages",
-    script="workflow_scripts/encode_passages.py",
     settings=lambda config, **_: canonical(encode_settings(config["retrieval"]["dense"])),
 )
 DENSE_INDEX_STAGE = Stage(
     name="index_dense",
-    script="workflow_scripts/index_dense.py",
     settings=lambda config, **_: canonical(dense_index_settings(config["retrieval"]["dense"])),
 )
 STAGES = (BM25_STAGE, ENCODE_STAGE, DENSE_INDEX_STAGE)
