@@ -106,8 +106,8 @@ rule index_44b_miner_bm25:
     conda:
         "../envs/eval44b.yaml"
     params:
-        kind="bm25",
         **stage_params("index_44b_miner_bm25"),
+        kind="bm25",
         index_dir=lambda wildcards, output: os.path.dirname(output[0]),
     script:
         "../workflow_scripts/index_44b_miner.py"
@@ -122,8 +122,8 @@ use rule index_44b_miner_bm25 as index_44b_miner_dense with:
         "benchmarks/index_44b_miner/dense.tsv"
     threads: 2
     params:
-        kind="dense",
         **stage_params("index_44b_miner_dense"),
+        kind="dense",
         index_dir=lambda wildcards, output: os.path.dirname(output[0]),
 
 
@@ -166,8 +166,8 @@ rule fine_tune_44b_cross_encoder:
         "../envs/eval44b.yaml"
     threads: EVAL44B["finetune"]["threads"]
     params:
-        kind="cross_encoder",
         **stage_params("fine_tune_44b_cross_encoder"),
+        kind="cross_encoder",
         model_dir=lambda wildcards, output: os.path.dirname(output.model[0]),
     script:
         "../workflow_scripts/fine_tune_44b.py"
@@ -182,8 +182,8 @@ use rule fine_tune_44b_cross_encoder as fine_tune_44b_bi_encoder with:
     benchmark:
         "benchmarks/fine_tune_44b/bi_encoder.tsv"
     params:
-        kind="bi_encoder",
         **stage_params("fine_tune_44b_bi_encoder"),
+        kind="bi_encoder",
         model_dir=lambda wildcards, output: os.path.dirname(output.model[0]),
 
 

@@ -79,7 +79,7 @@ rule index_dense:
         "../envs/retrieval.yaml"
     threads: 8  # faiss's HNSW build is multi-threaded; capped by --cores
     params:
-        index_dir=lambda wildcards, output: os.path.dirname(output[0]),
         **stage_params("index_dense"),
+        index_dir=lambda wildcards, output: os.path.dirname(output[0]),
     script:
         "../workflow_scripts/index_dense.py"
