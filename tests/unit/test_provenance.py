@@ -75,8 +75,9 @@ def test_a_stages_prompts_are_named_so_their_order_changes_nothing(tmp_path):
     repo = Path(__file__).resolve().parents[2]
     pair = {"with_passage": "prompts/wood_with_passage.txt", "query_only": "prompts/wood_query_only.txt"}
     swapped = dict(reversed(list(pair.items())))
-    wirings = [StageWiring({}, str(repo), {"wood": Stage("wood", "workflow_scripts/wood.py", lambda config, **_: {},
-                                                        lambda config, p=p, **_: p)}) for p in (pair, swapped)]
+    wirings = [StageWiring({}, str(repo), lambda name: "workflow_scripts/wood.py",
+                           {"wood": Stage("wood", lambda config, **_: {}, lambda config, p=p, **_: p)})
+               for p in (pair, swapped)]
     assert wirings[0].prompt_inputs("wood") == wirings[1].prompt_inputs("wood") == {
         "prompt_query_only": "prompts/wood_query_only.txt", "prompt_with_passage": "prompts/wood_with_passage.txt"}
     assert wirings[0].code("wood") == wirings[1].code("wood")
