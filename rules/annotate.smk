@@ -1,6 +1,6 @@
 # Doubting MS MARCO, the LLM stages, one job per query shard: agent search (train and dev),
-# grading (train and dev), answer generation and WOOD (train). Each stage's module declares what its
-# script reads (a Stage: irdata/annotate/*.py); the rules pass exactly that as the `settings` param,
+# grading (train and dev), answer generation and WOOD (train). What each script reads is its Stage
+# (irdata/annotate/stages.py); the rules pass exactly that as the `settings` param,
 # so servers, timeouts and concurrency, which change no answer, rerun nothing. Every job journals its
 # LLM calls outside its outputs (llm.journal_dir): a rerun repeats no completed call, and the `retry`
 # param reruns a job whose last run left retryable failures (irdata/annotate/common.py).

@@ -53,7 +53,7 @@ DOUBTING = config["doubting"]
 
 
 def _rule_script(name):
-    """The script rule `name` names, relative to the workflow folder: its code hash covers that file."""
+    """The script the named rule runs, relative to the workflow folder (the file its code hash covers)."""
     named = workflow.get_rule(name)
     return os.path.relpath(named.basedir.join(named.script).get_path_or_uri(secret_free=True), workflow.basedir)
 

@@ -1,5 +1,6 @@
 """Every rule that reads settings declares them in a Stage spec (irdata/stage.py) in its family's stages
-module; here they are, by rule name, and the wiring that turns them into each job's params and prompt inputs.
+module (irdata/<family>/stages.py: annotate, doubting, retrieval, downstream, eval44b); here they are, by
+rule name, and the wiring that turns them into each job's params and prompt inputs.
 A rule gets all its params from one call, `stage_params(<rule>)` (rules/common.smk): `settings` (its Stage's),
 `code` (the hash of the script the rule names, its modules and prompts), and for an LLM job `job`,
 `retry_state` and `retry`. A rule without a Stage reads no settings and gets `code` alone.
@@ -15,10 +16,8 @@ import json
 from collections.abc import Callable
 from functools import lru_cache
 
-from . import beir_inputs, dedup, msmarco_inputs
-from .annotate import agent, answers, audit, common, grading, wood
+from .annotate import stages as annotate_stages
 from .annotate.retry import retry_generation
-from .doubting import audit_ranking, baseline_run, gate, human_audit
 from .doubting import stages as doubting_stages
 from .downstream import stages as downstream_stages
 from .eval44b import stages as eval44b_stages
@@ -28,10 +27,7 @@ from .stage import Stage
 from .workdir import WORK, workflow_file
 
 STAGES: dict[str, Stage] = {s.name: s for s in (
-    msmarco_inputs.STAGE, beir_inputs.STAGE, dedup.STAGE, *retrieval_stages.STAGES,
-    agent.STAGE, grading.STAGE, answers.STAGE, wood.STAGE, common.IDENTITY_STAGE, audit.STAGE,
-    *doubting_stages.STAGES, gate.STAGE, baseline_run.STAGE, *downstream_stages.STAGES,
-    audit_ranking.RUNS_STAGE, audit_ranking.STAGE, human_audit.SHEET_STAGE, human_audit.RESULTS_STAGE,
+    *doubting_stages.STAGES, *retrieval_stages.STAGES, *annotate_stages.STAGES, *downstream_stages.STAGES,
     *eval44b_stages.STAGES)}
 
 

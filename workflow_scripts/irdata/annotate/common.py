@@ -26,7 +26,6 @@ import pyarrow.parquet as pq
 from ..atomic import write_json_atomic
 from ..llm import LLMSettings, connection_settings, journal_path_for, load_settings, make_client, settings_from_parts
 from ..prompts import take_escape_counts
-from ..stage import Stage, canonical
 from ..tsv import read_trec_qrels
 from .retry import record_retry_state
 
@@ -145,10 +144,3 @@ def write_llm_identity(settings: dict, llm_config: dict, out_path) -> dict:
         record["stages"] = value
     write_json_atomic(out_path, record)
     return record
-
-
-IDENTITY_STAGE = Stage(
-    name="llm_identity",
-    settings=lambda config, **_: canonical({"llm": {
-        name: llm_params(config["llm"], name) for name in ["default", *config["llm"].get("stages", {})]}}),
-)

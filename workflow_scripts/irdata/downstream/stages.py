@@ -3,8 +3,7 @@ comparison. rules/downstream.smk only wires these."""
 
 from __future__ import annotations
 
-from ..retrieval.search import search_settings
-from ..retrieval.stages import DENSE_INDEX_KEYS
+from ..retrieval.stages import DENSE_INDEX_KEYS, search_settings
 from ..stage import Stage, canonical
 from ..workdir import WORK
 

@@ -8,8 +8,7 @@ subset are spelled once here or in the retrieval layer (irdata/retrieval/stages.
 from __future__ import annotations
 
 from ..annotate.common import llm_params
-from ..retrieval.search import search_settings
-from ..retrieval.stages import dense_index_settings, encode_settings
+from ..retrieval.stages import dense_index_settings, encode_settings, search_settings
 from ..stage import Stage, canonical
 from ..workdir import WORK
 

@@ -1,7 +1,7 @@
 """What the retrieval index rules read (irdata/stage.py): BM25, passage encoding and the dense index.
 
 Each key subset is spelled here once; the 44b miners' own indexes (irdata/eval44b/stages.py) build
-from the same subsets of their merged settings. A Searcher's subset is search.search_settings.
+from the same subsets of their merged settings. A Searcher's subset is search_settings.
 """
 
 from __future__ import annotations
@@ -16,6 +16,17 @@ ENCODE_KEYS = ("model", "normalize", "max_seq_length", "batch_size", "device")
 DENSE_INDEX_KEYS = ("model", "normalize", "max_seq_length", "hnsw_threshold", "compressed_threshold",
                     "compressed_index", "hnsw_m", "ef_construction", "ivf_lists", "pq_m", "train_size",
                     "sample_seed", "recall_queries")
+
+
+# the retrieval settings a Searcher reads (the index-building keys are not among them)
+DENSE_SEARCH_KEYS = ("model", "normalize", "max_seq_length", "batch_size", "device", "ef_search", "ivf_nprobe",
+                     "query_cache")
+
+
+def search_settings(retrieval: dict) -> dict:
+    """The `settings` of a Searcher over indexes built from `retrieval` (config["retrieval"])."""
+    return {"bm25": retrieval["bm25"], "rrf_k": retrieval["rrf_k"],
+            "dense": {key: retrieval["dense"][key] for key in DENSE_SEARCH_KEYS}}
 
 
 def encode_settings(dense: dict) -> dict:
