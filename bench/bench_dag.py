@@ -1,6 +1,8 @@
 """Cost of planning the production build: `snakemake -n doubting` with config/production.yaml at a given shard
-count, against a baseline Snakefile with the same jobs and none of the project's code (so the difference is
-the project's own work per job: code hashes, stage settings, input functions).
+count, against a baseline Snakefile generated from the planned DAG: the same rules and jobs, with the same files,
+logs, benchmarks, threads, resources and conda envs, whose inputs and params are looked up in the plan instead
+of computed. Snakemake's own work is the same in both, so the difference is the project's own work per job
+(imports, code hashes, stage settings, input functions).
 
     .venv/bin/python bench/bench_dag.py                      # 1,000 train + 100 dev shards (the issue's shape)
     .venv/bin/python bench/bench_dag.py --train 200 --dev 20 --profile   # smaller, and the project's hot spots
