@@ -1,6 +1,8 @@
 """Cost of planning the production build: `snakemake -n doubting` with config/production.yaml at a given shard
-count, against a baseline Snakefile with the same jobs and none of the project's code (so the difference is
-the project's own work per job: code hashes, stage settings, input functions).
+count, against a baseline Snakefile generated from the planned DAG: the same rules and jobs, with the same files,
+logs, benchmarks, threads, resources and conda envs, whose inputs and params are looked up in the plan instead
+of computed. Snakemake's own work is the same in both, so the difference is the project's own work per job
+(imports, code hashes, stage settings, input functions).
 
     .venv/bin/python bench/bench_dag.py                      # 1,000 train + 100 dev shards (the issue's shape)
     .venv/bin/python bench/bench_dag.py --train 200 --dev 20 --profile   # smaller, and the project's hot spots
@@ -36,8 +38,10 @@ def dry_run(cwd: Path, args: list[str], profile: Path | None = None) -> tuple[di
     """(job counts, CPU seconds, wall seconds) of one dry-run."""
     prefix = [sys.executable] + (["-m", "cProfile", "-o", str(profile)] if profile else []) + ["-m", "snakemake"]
     cpu, wall = child_cpu(), time.perf_counter()
-    out = subprocess.run(prefix + args + ["-n", "--quiet", "rules"], cwd=cwd, capture_output=True, text=True,
-                         check=True).stdout
+    done = subprocess.run(prefix + args + ["-n", "--quiet", "rules"], cwd=cwd, capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"the dry-run in {cwd} failed:\n{done.stdout}{done.stderr}")
+    out = done.stdout
     cpu, wall = child_cpu() - cpu, time.perf_counter() - wall
     return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)$", out, re.M)}, cpu, wall
 
@@ -65,70 +69,97 @@ def production_copy(root: Path, train: int, dev: int) -> list[str]:
     return ["doubting", "--configfile", "config.yaml", "config/production.yaml", "shards.yaml"]
 
 
-BASELINE = '''
-TRAIN, DEV, ENCODE = {train}, {dev}, {encode}
-SPLITS = {{"train": TRAIN, "dev": DEV}}
-rule all:
-    input: "release/done"
-rule validate:
-    input: "in/collection.tsv"
-    output: "w/inputs.json"
-    shell: "touch {{output}}"
-rule shard:
-    input: rules.validate.output
-    output: expand("w/shards/train/{{i:04d}}.txt", i=range(TRAIN)), expand("w/shards/dev/{{i:04d}}.txt", i=range(DEV))
-    shell: "touch {{output}}"
-rule encode:
-    input: rules.validate.output
-    output: "w/enc/{{e}}.npy"
-    shell: "touch {{output}}"
-rule index:
-    input: expand("w/enc/{{e:04d}}.npy", e=range(ENCODE))
-    output: "w/index"
-    shell: "touch {{output}}"
-rule agent:
-    input: shard="w/shards/{{split}}/{{s}}.txt", index="w/index"
-    output: "w/agent/{{split}}/{{s}}.parquet", "w/stats/agent/{{split}}/{{s}}.json"
-    params: settings={{"budget": 1}}, code="x"
-    shell: "touch {{output}}"
-rule grade:
-    input: "w/agent/{{split}}/{{s}}.parquet"
-    output: "w/grades/{{split}}/{{s}}.parquet", "w/stats/grade/{{split}}/{{s}}.json"
-    params: settings={{"mode": 1}}, code="x"
-    shell: "touch {{output}}"
-rule answer:
-    input: "w/grades/train/{{s}}.parquet"
-    output: "w/answers/train/{{s}}.parquet", "w/stats/answer/train/{{s}}.json"
-    params: settings={{"n": 1}}, code="x"
-    shell: "touch {{output}}"
-rule wood:
-    input: "w/answers/train/{{s}}.parquet"
-    output: "w/wood/train/{{s}}.parquet", "w/stats/wood/train/{{s}}.json"
-    params: settings={{"n": 1}}, code="x"
-    shell: "touch {{output}}"
-KINDS = {{"train": ["agent", "grades", "answers", "wood"], "dev": ["agent", "grades"]}}
-STATS = {{"train": ["agent", "grade", "answer", "wood"], "dev": ["agent", "grade"]}}
-rule assemble:
-    input: [f"w/{{k}}/{{sp}}/{{i:04d}}.parquet" for sp, n in SPLITS.items() for k in KINDS[sp] for i in range(n)]
-    output: "w/assembled"
-    shell: "touch {{output}}"
-rule gate:
-    input: [f"w/stats/{{k}}/{{sp}}/{{i:04d}}.json" for sp, n in SPLITS.items() for k in STATS[sp] for i in range(n)]
-    output: "w/gate"
-    shell: "touch {{output}}"
-rule release:
-    input: "w/assembled", "w/gate"
-    output: "release/done"
-    shell: "touch {{output}}"
-'''
+# Plans a workflow through Snakemake's API and writes, per rule, what each planned job got: its inputs and
+# params, the rule's output, log and benchmark patterns, threads, declared resources and conda env.
+DUMP = """
+import json, os, sys
+from pathlib import Path
+from snakemake.api import SnakemakeApi
+from snakemake.settings.types import ConfigSettings, DAGSettings, OutputSettings, ResourceSettings
+
+target, configfiles = sys.argv[1], sys.argv[2:]
+with SnakemakeApi(OutputSettings()) as api:
+    workflow_api = api.workflow(resource_settings=ResourceSettings(cores=1), snakefile=Path("Snakefile"),
+                                config_settings=ConfigSettings(configfiles=[Path(c) for c in configfiles]))
+    dag_api = workflow_api.dag(DAGSettings(targets={target}))
+    workflow = dag_api.workflow_api._workflow
+    workflow.dag_settings = dag_api.dag_settings
+    workflow._prepare_dag(forceall=True, ignore_incomplete=True, lock_warn_only=True)
+    workflow._build_dag()
+    rules = {}
+    for job in workflow.dag.jobs:
+        rule = job.rule
+        conda = rule.conda_env if isinstance(rule.conda_env, str) else None
+        spec = rules.setdefault(rule.name, {
+            "output": [str(f) for f in rule.output], "log": [str(f) for f in rule.log],
+            "benchmark": str(rule.benchmark) if rule.benchmark else None,
+            "conda": os.path.relpath(rule.basedir.join(conda).get_path_or_uri(secret_free=True)) if conda else None,
+            "resources": {k: job.resources[k] for k in rule.resources
+                          if not k.startswith("_") and isinstance(job.resources.get(k), int)},
+            "threads": job.threads, "jobs": {}})
+        spec["jobs"][json.dumps(dict(job.wildcards_dict), sort_keys=True)] = {
+            "input": [str(f) for f in job.input], "params": dict(job.params.items())}
+    json.dump(rules, sys.stdout, default=repr)
+"""
+
+# The baseline: the same rules, jobs, files, logs, benchmarks, threads, resources and conda envs, with each
+# job's inputs and params looked up in the planned DAG (one function a rule's inputs, one a param): what
+# Snakemake itself costs for this DAG when the functions it calls do no work.
+BASELINE_HEAD = """import json
+PLANNED = json.load(open("dag.json"))
 
 
-def baseline_copy(root: Path, train: int, dev: int, encode: int) -> list[str]:
+def job(rule, wildcards):
+    return PLANNED[rule]["jobs"][json.dumps(dict(wildcards.items()), sort_keys=True)]
+
+"""
+
+
+def baseline_rule(name: str, spec: dict, target: bool) -> str:
+    lines = [f"rule {name}:"]
+    if target:
+        lines.append(f"    input: PLANNED[{name!r}]['jobs']['{{}}']['input']")
+    else:
+        lines.append(f"    input: lambda w: job({name!r}, w)['input']")
+        lines.append(f"    output: {', '.join(repr(p) for p in spec['output'])}")
+    if spec["log"]:
+        lines.append(f"    log: {', '.join(repr(p) for p in spec['log'])}")
+    if spec["benchmark"]:
+        lines.append(f"    benchmark: {spec['benchmark']!r}")
+    if spec["conda"]:
+        lines.append(f"    conda: {spec['conda']!r}")
+    if not target:
+        lines.append(f"    threads: {spec['threads']}")
+    if spec["resources"]:
+        lines.append("    resources: " + ", ".join(f"{k}={v!r}" for k, v in spec["resources"].items()))
+    params = sorted({key for j in spec["jobs"].values() for key in j["params"]})
+    if params:
+        lines.append("    params: " + ", ".join(f"{key}=lambda w: job({name!r}, w)['params'][{key!r}]"
+                                                for key in params))
+    if not target:
+        lines.append('    shell: "true"')
+    return "\n".join(lines) + "\n"
+
+
+def baseline_copy(ours: Path, root: Path, args: list[str]) -> list[str]:
+    """A Snakefile of the same planned jobs without the project's code (BASELINE_HEAD), beside `ours`."""
+    import shutil
+
+    target, configfiles = args[0], [a for a in args[2:]]
+    dump = subprocess.run([sys.executable, "-c", DUMP, target, *configfiles], cwd=ours, capture_output=True,
+                          text=True, check=True).stdout
+    rules = json.loads(dump)
     root.mkdir(parents=True)
-    (root / "in").mkdir()
-    (root / "in/collection.tsv").write_text("x\n")
-    (root / "Snakefile").write_text(BASELINE.format(train=train, dev=dev, encode=encode))
-    return []
+    (root / "dag.json").write_text(dump)
+    shutil.copytree(ours / "envs", root / "envs")
+    for path in {p for spec in rules.values() for j in spec["jobs"].values() for p in j["input"]}:
+        if (ours / path).exists() and not (root / path).exists():  # the source files (placeholders)
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).symlink_to((ours / path).resolve())
+    order = [target] + sorted(set(rules) - {target})  # the target first: the default
+    (root / "Snakefile").write_text(BASELINE_HEAD + "\n".join(
+        baseline_rule(name, rules[name], name == target) for name in order))
+    return [target]
 
 
 def hot_spots(profile: Path, top: int = 12) -> list[str]:
@@ -151,8 +182,7 @@ def main() -> None:
         ours_args = production_copy(ours_root, args.train, args.dev)
         counts, ours_cpu, ours_wall = dry_run(ours_root, ours_args)
         base_root = Path(tmp) / "baseline"
-        baseline_copy(base_root, args.train, args.dev, counts["encode_passages"])
-        base_counts, base_cpu, base_wall = dry_run(base_root, [])
+        base_counts, base_cpu, base_wall = dry_run(base_root, baseline_copy(ours_root, base_root, ours_args))
         result = {"train_shards": args.train, "dev_shards": args.dev, "encode_jobs": counts["encode_passages"],
                   "jobs": counts["total"],
                   "baseline_jobs": base_counts["total"], "cpu_s": round(ours_cpu, 2), "wall_s": round(ours_wall, 2),

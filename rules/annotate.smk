@@ -1,6 +1,6 @@
 # Doubting MS MARCO, the LLM stages, one job per query shard: agent search (train and dev),
-# grading (train and dev), answer generation and WOOD (train). Each stage's module declares what its
-# script reads (a Stage: irdata/annotate/*.py); the rules pass exactly that as the `settings` param,
+# grading (train and dev), answer generation and WOOD (train). What each script reads is its Stage
+# (irdata/annotate/stages.py); the rules pass exactly that as the `settings` param,
 # so servers, timeouts and concurrency, which change no answer, rerun nothing. Every job journals its
 # LLM calls outside its outputs (llm.journal_dir): a rerun repeats no completed call, and the `retry`
 # param reruns a job whose last run left retryable failures (irdata/annotate/common.py).
@@ -33,9 +33,7 @@ rule agent_search:
     resources:
         llm_slots=1,
     params:
-        **llm_job_params("agent_search"),
-        settings=stage_settings("agent_search"),
-        code=stage_code("agent_search"),
+        **stage_params("agent_search"),
         bm25_dir=lambda wildcards, input: os.path.dirname(input.bm25[0]),
         dense_dir=lambda wildcards, input: os.path.dirname(input.dense[0]),
     script:
@@ -63,9 +61,7 @@ rule grade:
     resources:
         llm_slots=1,
     params:
-        **llm_job_params("grade"),
-        settings=stage_settings("grade"),
-        code=stage_code("grade"),
+        **stage_params("grade"),
     script:
         "../workflow_scripts/grade.py"
 
@@ -89,9 +85,7 @@ rule generate_answer:
     resources:
         llm_slots=1,
     params:
-        **llm_job_params("generate_answer"),
-        settings=stage_settings("generate_answer"),
-        code=stage_code("generate_answer"),
+        **stage_params("generate_answer"),
     script:
         "../workflow_scripts/generate_answer.py"
 
@@ -115,9 +109,7 @@ rule wood:
     resources:
         llm_slots=1,
     params:
-        **llm_job_params("wood"),
-        settings=stage_settings("wood"),
-        code=stage_code("wood"),
+        **stage_params("wood"),
     script:
         "../workflow_scripts/wood.py"
 
@@ -130,7 +122,6 @@ rule llm_identity:
     conda:
         "../envs/llm.yaml"
     params:
-        settings=stage_settings("llm_identity"),
-        code=stage_code("llm_identity"),
+        **stage_params("llm_identity"),
     script:
         "../workflow_scripts/llm_identity.py"

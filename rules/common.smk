@@ -1,4 +1,5 @@
 # Shared wiring helpers: paths, shard lists, and the settings and code params that drive rerun decisions.
+import inspect
 import os
 import re
 import sys
@@ -6,12 +7,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(workflow.basedir) / "workflow_scripts"))
 
+from snakemake.common import overwrite_function_params
+
 from irdata.logs import TRACEBACK_ENV as _TRACEBACK_ENV
-from irdata.annotate.common import retry_generation as _retry_generation
 from irdata.doubting.audit_ranking import OWN_RUNS as AUDIT_OWN_RUNS, run_files as _audit_run_files
 from irdata.config_check import CONFIG_SECTIONS
 from irdata.doubting.stages import frozen_version_conflict as _frozen_version_conflict
-from irdata.provenance import code_hash as _code_hash
 from irdata.shard_files import shard_file as _shard_file, shard_files as _shard_files
 from irdata.shards import size_shard_count as _size_shard_count
 from irdata.stages import StageWiring
@@ -49,8 +50,16 @@ if _frozen:
 os.environ[_TRACEBACK_ENV] = "1" if workflow.output_settings.verbose else "0"
 
 DOUBTING = config["doubting"]
-# the params and prompt inputs of every rule that declares a Stage (irdata/stages.py)
-STAGE = StageWiring(config, workflow.basedir)
+
+
+def _rule_script(name):
+    """The script the named rule runs, relative to the workflow folder (the file its code hash covers)."""
+    named = workflow.get_rule(name)
+    return os.path.relpath(named.basedir.join(named.script).get_path_or_uri(secret_free=True), workflow.basedir)
+
+
+# the params and prompt inputs of every rule (irdata/stages.py)
+STAGE = StageWiring(config, workflow.basedir, _rule_script)
 DOUBTING_IDS = {
     "train_collection": f"{WORK}/doubting/ids/train_collection.txt",
     "train_excluded": f"{WORK}/doubting/ids/train_excluded.tsv",
@@ -83,26 +92,22 @@ DOUBTING_CHECKED = {
 }
 
 
-def code_hash(script, prompts=()):
-    """The `code` param of the rules that read no settings (their script, imported modules and `prompts`)."""
-    return _code_hash(script, workflow.basedir, prompts=prompts)
-
-
 def workflow_file(path):
     """A file of the workflow folder (a prompt, a resource) as a rule's input or param names it."""
     return _workflow_file(path, workflow.basedir)
 
 
-# One way rules get their params (as PyPSA-Eur's config_provider): a rule that reads settings passes
-# settings=stage_settings(name) and code=stage_code(name), from the Stage its module declares.
-def stage_settings(name):
-    """The `settings` param of a stage's jobs: everything its script reads."""
-    return lambda wildcards: STAGE.settings(name, wildcards)
+# One way rules get their params (as PyPSA-Eur's config_provider): `**stage_params(<rule>)`, from the Stage
+# its family's stages module declares. Snakemake reads a param function's signature for every job; read once.
+def stage_params(name, files=()):
+    """A rule's params: settings, code hash and, for an LLM job, its journal name and retry state."""
+    return {key: _signature_read_once(value) for key, value in STAGE.params(name, files).items()}
 
 
-def stage_code(name):
-    """The `code` param of a stage's jobs: its script, the modules it imports and its prompts."""
-    return lambda wildcards: STAGE.code(name, wildcards)
+def _signature_read_once(value):
+    if callable(value):
+        overwrite_function_params(value, inspect.signature(value).parameters)
+    return value
 
 
 def stage_prompts(name):
@@ -186,16 +191,6 @@ def split_queries(wildcards):
 
 
 # The LLM stages (rules/annotate.smk)
-def llm_job_params(name):
-    """The params every LLM job has beside settings and code: its name, its retry state and generation."""
-    state = lambda w: shard_path("retry", w.get("split", "train"), w.shard, name)
-    return {
-        "job": lambda w: f"{name}-{w.get('split', 'train')}-{w.shard}",
-        "retry_state": state,
-        "retry": lambda w: _retry_generation(state(w)),
-    }
-
-
 def grade_inputs(wildcards):
     """The reference answers, for a grading mode that sees them."""
     if STAGE.settings("grade", wildcards)["sees_answers"]:

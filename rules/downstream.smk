@@ -31,8 +31,7 @@ rule downstream_training_set:
         "../envs/retrieval.yaml"
     threads: 2
     params:
-        settings=stage_settings("downstream_training_set"),
-        code=stage_code("downstream_training_set"),
+        **stage_params("downstream_training_set"),
         bm25_dir=lambda wildcards, input: os.path.dirname(input.bm25[0]),
         dense_dir=lambda wildcards, input: os.path.dirname(input.dense[0]),
     script:
@@ -55,8 +54,7 @@ rule downstream_train:
         "../envs/retrieval.yaml"
     threads: DOUBTING["downstream"]["threads"]
     params:
-        settings=stage_settings("downstream_train"),
-        code=stage_code("downstream_train"),
+        **stage_params("downstream_train"),
         model_dir=lambda wildcards, output: os.path.dirname(output.model[0]),
     script:
         "../workflow_scripts/downstream_train.py"
@@ -79,8 +77,7 @@ rule downstream_beir_inputs:
     conda:
         "../envs/retrieval.yaml"
     params:
-        settings=stage_settings("downstream_beir_inputs"),
-        code=stage_code("downstream_beir_inputs"),
+        **stage_params("downstream_beir_inputs"),
     script:
         "../workflow_scripts/downstream_beir_inputs.py"
 
@@ -100,8 +97,7 @@ rule downstream_encode:
         "../envs/retrieval.yaml"
     threads: DOUBTING["downstream"]["threads"]
     params:
-        settings=stage_settings("downstream_encode"),
-        code=stage_code("downstream_encode"),
+        **stage_params("downstream_encode"),
         shards=lambda wildcards: ds_shard_count(wildcards.dscoll),
     script:
         "../workflow_scripts/downstream_encode.py"
@@ -123,8 +119,7 @@ rule downstream_evaluate:
         "../envs/retrieval.yaml"
     threads: DOUBTING["downstream"]["threads"]
     params:
-        settings=stage_settings("downstream_evaluate"),
-        code=stage_code("downstream_evaluate"),
+        **stage_params("downstream_evaluate"),
         qrels_sets=lambda wildcards: {name: grade for name, (_, grade) in ds_qrels_sets(wildcards).items()},
     script:
         "../workflow_scripts/downstream_evaluate.py"
@@ -144,8 +139,7 @@ rule downstream_compare:
     conda:
         "../envs/core.yaml"
     params:
-        settings=stage_settings("downstream_compare"),
-        code=stage_code("downstream_compare"),
+        **stage_params("downstream_compare"),
         evaluations=DS_EVALUATIONS,
         trainings=DS_TRAININGS,
     script:

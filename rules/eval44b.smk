@@ -47,9 +47,6 @@ E44_MODEL_DIR = {kind: _e44_model_dir(kind) for kind in E44_FINETUNED.values()}
 E44_MODEL_OUT = {kind: [f"{E44_MODEL_DIR[kind]}/{name}" for name in E44_MODEL_FILES[kind]] for kind in E44_MODEL_DIR}
 # the scored arms: retrieval and fine-tuned arms, then cross-encoders, then the LLM
 EVAL44B_ARMS = _e44_arms(config)
-# an arm's retry state: the LLM arm's `retry` param goes up after a run that left retryable failures, so a
-# plain rerun retries exactly its failed calls (irdata/annotate/common.py); no other arm writes one
-E44_ARM_RETRY = f"{E44}/retry/score_arms/{{e44arm}}.json"
 # a fine-tuned arm's inputs: its model's files and its training report
 E44_ARM_MODEL = {
     arm: {"model": E44_MODEL_OUT[kind], "training": f"{E44_MODEL_DIR[kind]}.train.json"}
@@ -78,8 +75,7 @@ rule split_papers:
     conda:
         "../envs/eval44b.yaml"
     params:
-        settings=stage_settings("split_papers"),
-        code=stage_code("split_papers"),
+        **stage_params("split_papers"),
     script:
         "../workflow_scripts/split_papers.py"
 
@@ -95,8 +91,7 @@ rule select_queries:
     conda:
         "../envs/eval44b.yaml"
     params:
-        settings=stage_settings("select_queries"),
-        code=stage_code("select_queries"),
+        **stage_params("select_queries"),
     script:
         "../workflow_scripts/select_queries.py"
 
@@ -111,9 +106,8 @@ rule index_44b_miner_bm25:
     conda:
         "../envs/eval44b.yaml"
     params:
+        **stage_params("index_44b_miner_bm25"),
         kind="bm25",
-        settings=stage_settings("index_44b_miner_bm25"),
-        code=stage_code("index_44b_miner_bm25"),
         index_dir=lambda wildcards, output: os.path.dirname(output[0]),
     script:
         "../workflow_scripts/index_44b_miner.py"
@@ -128,9 +122,8 @@ use rule index_44b_miner_bm25 as index_44b_miner_dense with:
         "benchmarks/index_44b_miner/dense.tsv"
     threads: 2
     params:
+        **stage_params("index_44b_miner_dense"),
         kind="dense",
-        settings=stage_settings("index_44b_miner_dense"),
-        code=stage_code("index_44b_miner_dense"),
         index_dir=lambda wildcards, output: os.path.dirname(output[0]),
 
 
@@ -148,8 +141,7 @@ rule mine_negatives:
     conda:
         "../envs/eval44b.yaml"
     params:
-        settings=stage_settings("mine_negatives"),
-        code=stage_code("mine_negatives"),
+        **stage_params("mine_negatives"),
         bm25=lambda wildcards, input: os.path.dirname(input.bm25[0]),
         dense=lambda wildcards, input: os.path.dirname(input.dense[0]),
     script:
@@ -174,9 +166,8 @@ rule fine_tune_44b_cross_encoder:
         "../envs/eval44b.yaml"
     threads: EVAL44B["finetune"]["threads"]
     params:
+        **stage_params("fine_tune_44b_cross_encoder"),
         kind="cross_encoder",
-        settings=stage_settings("fine_tune_44b_cross_encoder"),
-        code=stage_code("fine_tune_44b_cross_encoder"),
         model_dir=lambda wildcards, output: os.path.dirname(output.model[0]),
     script:
         "../workflow_scripts/fine_tune_44b.py"
@@ -191,9 +182,8 @@ use rule fine_tune_44b_cross_encoder as fine_tune_44b_bi_encoder with:
     benchmark:
         "benchmarks/fine_tune_44b/bi_encoder.tsv"
     params:
+        **stage_params("fine_tune_44b_bi_encoder"),
         kind="bi_encoder",
-        settings=stage_settings("fine_tune_44b_bi_encoder"),
-        code=stage_code("fine_tune_44b_bi_encoder"),
         model_dir=lambda wildcards, output: os.path.dirname(output.model[0]),
 
 
@@ -211,10 +201,7 @@ rule score_arms:
     conda:
         "../envs/llm.yaml"
     params:
-        settings=stage_settings("score_arms"),
-        code=stage_code("score_arms"),
-        retry_state=lambda w: E44_ARM_RETRY.format(e44arm=w.e44arm),
-        retry=lambda w: _retry_generation(E44_ARM_RETRY.format(e44arm=w.e44arm)),
+        **stage_params("score_arms"),
     script:
         "../workflow_scripts/score_arms.py"
 
@@ -236,8 +223,7 @@ rule package_44b:
     conda:
         "../envs/eval44b.yaml"
     params:
-        settings=stage_settings("package_44b"),
-        code=stage_code("package_44b"),
+        **stage_params("package_44b"),
     script:
         "../workflow_scripts/package_44b.py"
 
@@ -252,8 +238,7 @@ rule publish_44b:
     conda:
         "../envs/core.yaml"
     params:
-        settings=stage_settings("publish_44b"),
-        code=stage_code("publish_44b"),
+        **stage_params("publish_44b"),
         staged=lambda wildcards, input: str(Path(input.staged[-1]).parent),
     script:
         "../workflow_scripts/publish_44b.py"

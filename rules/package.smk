@@ -60,11 +60,7 @@ if DOUBTING["audit"]["qrels"]:
         resources:
             llm_slots=1,
         params:
-            settings=stage_settings("audit_labels"),
-            code=stage_code("audit_labels"),
-            job="audit_labels",
-            retry_state=f"{WORK}/doubting/retry/audit_labels.json",
-            retry=_retry_generation(f"{WORK}/doubting/retry/audit_labels.json"),
+            **stage_params("audit_labels"),
         script:
             "../workflow_scripts/audit_labels.py"
 
@@ -85,8 +81,7 @@ if DOUBTING["audit"]["qrels"]:
             "../envs/retrieval.yaml"
         threads: 2
         params:
-            settings=stage_settings("audit_runs"),
-            code=stage_code("audit_runs"),
+            **stage_params("audit_runs"),
             bm25_dir=lambda wildcards, input: os.path.dirname(input.bm25[0]),
             dense_dir=lambda wildcards, input: os.path.dirname(input.dense[0]),
         script:
@@ -107,8 +102,7 @@ if DOUBTING["audit"]["qrels"]:
         conda:
             "../envs/retrieval.yaml"
         params:
-            settings=stage_settings("audit_ranking"),
-            code=stage_code("audit_ranking"),
+            **stage_params("audit_ranking"),
         script:
             "../workflow_scripts/audit_ranking.py"
 
@@ -129,8 +123,7 @@ if DOUBTING_HUMAN_AUDIT:
         conda:
             "../envs/core.yaml"
         params:
-            settings=stage_settings("human_audit_sheet"),
-            code=stage_code("human_audit_sheet"),
+            **stage_params("human_audit_sheet"),
         script:
             "../workflow_scripts/human_audit_sheet.py"
 
@@ -148,8 +141,7 @@ if DOUBTING_HUMAN_AUDIT:
         conda:
             "../envs/core.yaml"
         params:
-            settings=stage_settings("human_audit_results"),
-            code=stage_code("human_audit_results"),
+            **stage_params("human_audit_results"),
         script:
             "../workflow_scripts/human_audit_results.py"
 
@@ -174,8 +166,7 @@ rule assemble:
     conda:
         "../envs/core.yaml"
     params:
-        settings=stage_settings("assemble"),
-        code=stage_code("assemble"),
+        **stage_params("assemble"),
         out_dir=lambda wildcards, output: str(Path(output[-1]).parent),
     script:
         "../workflow_scripts/assemble.py"
@@ -194,8 +185,7 @@ rule bm25_dev_run:
     conda:
         "../envs/retrieval.yaml"
     params:
-        settings=stage_settings("bm25_dev_run"),
-        code=stage_code("bm25_dev_run"),
+        **stage_params("bm25_dev_run"),
         bm25_dir=lambda wildcards, input: os.path.dirname(input.bm25[0]),
     script:
         "../workflow_scripts/bm25_dev_run.py"
@@ -211,8 +201,7 @@ rule release_gate:
     conda:
         "../envs/core.yaml"
     params:
-        settings=stage_settings("release_gate"),
-        code=stage_code("release_gate"),
+        **stage_params("release_gate"),
     script:
         "../workflow_scripts/release_gate.py"
 
@@ -234,9 +223,8 @@ rule stage_release:
     conda:
         "../envs/core.yaml"
     params:
-        settings=stage_settings("stage_release"),
         # MANIFEST.json records these files' sha256: each is hashed like a prompt
-        code=code_hash("workflow_scripts/stage_release.py", prompts=DOUBTING_CODE_FILES),
+        **stage_params("stage_release", files=DOUBTING_CODE_FILES),
         code_files=DOUBTING_CODE_FILES,
         assembled=lambda wildcards, input: str(Path(input.assembled[-1]).parent),
         staged=lambda wildcards, output: str(Path(output[-1]).parent),
@@ -255,8 +243,7 @@ rule package:
     conda:
         "../envs/core.yaml"
     params:
-        settings=stage_settings("package"),
-        code=stage_code("package"),
+        **stage_params("package"),
         staged=lambda wildcards, input: str(Path(input.staged[-1]).parent),
     script:
         "../workflow_scripts/package.py"

@@ -34,8 +34,7 @@ if BEIR:
         conda:
             "../envs/core.yaml"
         params:
-            settings=stage_settings("validate_beir_inputs"),
-            code=stage_code("validate_beir_inputs"),
+            **stage_params("validate_beir_inputs"),
         script:
             "../workflow_scripts/validate_beir_inputs.py"
 
@@ -64,8 +63,7 @@ else:
         conda:
             "../envs/core.yaml"
         params:
-            settings=stage_settings("validate_msmarco_inputs"),
-            code=stage_code("validate_msmarco_inputs"),
+            **stage_params("validate_msmarco_inputs"),
         script:
             "../workflow_scripts/validate_msmarco_inputs.py"
 
@@ -83,8 +81,7 @@ rule dedup_train_queries:
     conda:
         "../envs/core.yaml"
     params:
-        settings=stage_settings("dedup_train_queries"),
-        code=stage_code("dedup_train_queries"),
+        **stage_params("dedup_train_queries"),
     script:
         "../workflow_scripts/dedup_train_queries.py"
 
@@ -101,6 +98,6 @@ rule shard_queries:
     conda:
         "../envs/core.yaml"
     params:
-        code=code_hash("workflow_scripts/shard_queries.py"),
+        **stage_params("shard_queries"),
     script:
         "../workflow_scripts/shard_queries.py"

@@ -68,7 +68,7 @@ rule report_doubting:
     conda:
         "../envs/report.yaml"
     params:
-        code=code_hash("workflow_scripts/report_doubting.py"),
+        **stage_params("report_doubting"),
     script:
         "../workflow_scripts/report_doubting.py"
 
@@ -88,7 +88,7 @@ rule report_eval44b:
     conda:
         "../envs/report.yaml"
     params:
-        code=code_hash("workflow_scripts/report_eval44b.py"),
+        **stage_params("report_eval44b"),
     script:
         "../workflow_scripts/report_eval44b.py"
 
@@ -114,6 +114,6 @@ rule report_downstream:
     conda:
         "../envs/report.yaml"
     params:
-        code=code_hash("workflow_scripts/report_downstream.py"),
+        **stage_params("report_downstream"),
     script:
         "../workflow_scripts/report_downstream.py"

@@ -20,7 +20,7 @@ rule papers_store:
     conda:
         "../envs/retrieval.yaml"
     params:
-        code=code_hash("workflow_scripts/papers_store.py"),
+        **stage_params("papers_store"),
     script:
         "../workflow_scripts/papers_store.py"
 
@@ -38,8 +38,7 @@ rule index_bm25:
         "../envs/retrieval.yaml"
     threads: 4  # tokenizing processes; capped by --cores
     params:
-        settings=stage_settings("index_bm25"),
-        code=stage_code("index_bm25"),
+        **stage_params("index_bm25"),
         index_dir=lambda wildcards, output: os.path.dirname(output[0]),
     script:
         "../workflow_scripts/index_bm25.py"
@@ -59,8 +58,7 @@ rule encode_passages:
         "../envs/retrieval.yaml"
     threads: 8  # torch on CPU; capped by --cores
     params:
-        settings=stage_settings("encode_passages"),
-        code=stage_code("encode_passages"),
+        **stage_params("encode_passages"),
         shards=lambda wildcards: encode_shard_count(wildcards.collection),
     script:
         "../workflow_scripts/encode_passages.py"
@@ -81,8 +79,7 @@ rule index_dense:
         "../envs/retrieval.yaml"
     threads: 8  # faiss's HNSW build is multi-threaded; capped by --cores
     params:
+        **stage_params("index_dense"),
         index_dir=lambda wildcards, output: os.path.dirname(output[0]),
-        settings=stage_settings("index_dense"),
-        code=stage_code("index_dense"),
     script:
         "../workflow_scripts/index_dense.py"

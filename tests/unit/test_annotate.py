@@ -24,6 +24,7 @@ from irdata.shard_files import OFFICIAL_ROWS
 from irdata.stages import StageWiring
 
 REPO = Path(__file__).resolve().parents[2]
+SCRIPT_OF_RULE = "workflow_scripts/{}.py".format  # as the rules name them (no code hash asked here)
 
 
 def budget(**overrides) -> AgentBudget:
@@ -351,13 +352,13 @@ def test_a_new_grading_mode_is_one_registry_entry_and_one_config_key(monkeypatch
     monkeypatch.setitem(grading_modes.GRADING_MODES, "strict", strict)
     config = yaml.safe_load((REPO / "config.yaml").read_text())
     config.update(llm={}, annotation={"grading": {"train": "query_only", "dev": "strict"}})
-    wiring = StageWiring(config, str(REPO))
+    wiring = StageWiring(config, str(REPO), SCRIPT_OF_RULE)
     assert wiring.prompt_inputs("grade", {"split": "dev"}) == {"prompt_grade": "prompts/grade_strict.txt"}
     assert wiring.settings("grade", {"split": "dev"})["mode"] == "strict"
     assert wiring.settings("grade", {"split": "train"})["mode"] == "query_only"
     config["annotation"]["grading"]["dev"] = "nonesuch"
     with pytest.raises(ValueError, match="unknown grading mode 'nonesuch'"):
-        StageWiring(config, str(REPO)).settings("grade", {"split": "dev"})
+        StageWiring(config, str(REPO), SCRIPT_OF_RULE).settings("grade", {"split": "dev"})
 
 
 def test_answer_passages_rule():

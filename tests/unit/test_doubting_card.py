@@ -12,13 +12,14 @@ from snakemake.utils import validate
 from test_doubting_package import BATCH_DESCRIPTIONS, REPO, build
 
 from irdata.doubting import card
-from irdata.doubting.baseline_run import DEPTH, STAGE, run_counts
+from irdata.doubting.baseline_run import DEPTH, run_counts
 from irdata.doubting.hub_metadata import size_category
 from irdata.errors import InputError
 from irdata.passage_store import write_passage_store
 from irdata.retrieval.baseline_run import write_bm25_run
 from irdata.retrieval.bm25 import build_bm25_index
 from irdata.retrieval.search import Searcher
+from irdata.stages import STAGES
 from synthetic_doubting import Work, edge_cases
 
 
@@ -149,7 +150,7 @@ def test_bm25_dev_run_is_the_searchers_ranking_as_a_trec_run(tmp_path):
     (tmp_path / "dev_all.txt").write_text("q2\nq1\nq3\n")
     queries = {"q1": "river bank loan", "q2": "fish boat", "q3": "the of and", "q9": "not a dev query"}
     (tmp_path / "queries.tsv").write_text("".join(f"{q}\t{text}\n" for q, text in queries.items()))
-    settings = STAGE.settings({"retrieval": retrieval})
+    settings = STAGES["bm25_dev_run"].settings({"retrieval": retrieval})
 
     counts = write_bm25_run(tmp_path / "dev_all.txt", tmp_path / "queries.tsv", tmp_path / "bm25",
                             tmp_path / "run.trec", settings)

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from irdata.annotate.common import llm_params, retry_generation
+from irdata.annotate.common import llm_params
+from irdata.annotate.retry import retry_generation
 from irdata.doubting.gate import ReleaseGateError
 from irdata.eval44b.arms import score_arm
 from irdata.eval44b.llm_arm import LlmScorer, arm_job

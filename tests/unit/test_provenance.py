@@ -24,9 +24,7 @@ def tree(tmp_path):
     (tmp_path / "workflow_scripts" / "rule_s.py").write_text("import irdata.sub\n")
     (tmp_path / "prompts").mkdir()
     (tmp_path / "prompts" / "p.txt").write_text("grade this\n")
-    provenance.module_closure.cache_clear()
     yield tmp_path
-    provenance.module_closure.cache_clear()
 
 
 def names(paths, root):
@@ -45,7 +43,6 @@ def test_closure_follows_relative_and_package_imports(tree):
 
 def test_hash_changes_exactly_with_dependencies(tree):
     def h(script="workflow_scripts/rule_a.py", **kw):
-        provenance.module_closure.cache_clear()
         return provenance.code_hash(script, tree, **kw)
 
     base = h(prompts=["prompts/p.txt"], settings={"k": 1})
@@ -78,8 +75,9 @@ def test_a_stages_prompts_are_named_so_their_order_changes_nothing(tmp_path):
     repo = Path(__file__).resolve().parents[2]
     pair = {"with_passage": "prompts/wood_with_passage.txt", "query_only": "prompts/wood_query_only.txt"}
     swapped = dict(reversed(list(pair.items())))
-    wirings = [StageWiring({}, str(repo), {"wood": Stage("wood", "workflow_scripts/wood.py", lambda config, **_: {},
-                                                        lambda config, p=p, **_: p)}) for p in (pair, swapped)]
+    wirings = [StageWiring({}, str(repo), lambda name: "workflow_scripts/wood.py",
+                           {"wood": Stage("wood", lambda config, **_: {}, lambda config, p=p, **_: p)})
+               for p in (pair, swapped)]
     assert wirings[0].prompt_inputs("wood") == wirings[1].prompt_inputs("wood") == {
         "prompt_query_only": "prompts/wood_query_only.txt", "prompt_with_passage": "prompts/wood_with_passage.txt"}
     assert wirings[0].code("wood") == wirings[1].code("wood")

@@ -21,7 +21,6 @@ from .errors import InputError
 from .msmarco_inputs import raw_input_paths, read_queries, write_qrels
 from .passage_store import write_passage_store
 from .provenance import sha256_file
-from .stage import Stage, canonical
 from .tsv import _line_of_record
 
 # the checked files the input check writes (rules/queries.smk names them)
@@ -142,13 +141,3 @@ def validate_beir_inputs(folder, train_split: str, dev_split: str, heldout_queri
     if passage_store is not None:
         write_passage_store(corpus, passage_store)
     return report
-
-
-STAGE = Stage(
-    name="validate_beir_inputs",
-    script="workflow_scripts/validate_beir_inputs.py",
-    # under format msmarco this stage does not run: its settings then hold the source only, so that changing
-    # an MS MARCO file reruns validate_msmarco_inputs alone
-    settings=lambda config, **_: canonical({"source": config["doubting"]["source"], "inputs": (
-        raw_beir_paths(config["doubting"]["source"]) if config["doubting"]["source"]["format"] == "beir" else [])}),
-)

@@ -19,7 +19,6 @@ import pyarrow.compute as pc
 from .atomic import atomic_open, write_lines_atomic
 from .msmarco_inputs import read_queries
 from .shards import sample_ids
-from .stage import Stage
 
 REASON_HELDOUT = "heldout"
 REASON_REPEAT = "repeat"
@@ -34,10 +33,6 @@ def sample_settings(config: dict) -> dict:
             "dev_sample": d["dev_sample"]["size"] if sampled else None,
             "train_seed": d["train_sample"]["seed"], "dev_seed": d["dev_sample"]["seed"],
             "train_with_duplicates": d["train_sample"]["with_duplicates"] and sampled}
-
-
-STAGE = Stage(name="dedup_train_queries", script="workflow_scripts/dedup_train_queries.py",
-              settings=lambda config, **_: sample_settings(config))
 
 
 def normalize_query_text(texts) -> pa.Array:

@@ -13,7 +13,6 @@ from .atomic import atomic_open, write_jsonl_atomic
 from .errors import InputError
 from .passage_store import write_passage_store
 from .provenance import sha256_file
-from .stage import Stage, canonical
 from .tsv import check_ids_known, read_id_text_tsv, read_trec_qrels
 
 
@@ -257,16 +256,6 @@ def raw_input_paths(config: dict) -> list[str]:
     d = config["doubting"]
     return input_paths(*(d[key] for key in ("collection", "train_queries", "train_qrels", "dev_queries", "dev_qrels",
                                             "dev_answers")), d["heldout_queries"])
-
-
-# The raw input paths are in the input check's settings, so that naming other files reruns it;
-# stage_release checks them against the check's inputs.json.
-STAGE = Stage(
-    name="validate_msmarco_inputs",
-    script="workflow_scripts/validate_msmarco_inputs.py",
-    settings=lambda config, **_: canonical({"qrels_missing_passages": config["doubting"]["qrels_missing_passages"],
-                                            "inputs": raw_input_paths(config)}),
-)
 
 
 def checked_record_name(paths: list[str]) -> str:

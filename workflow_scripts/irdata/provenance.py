@@ -37,14 +37,9 @@ def _module_name(path: Path, search_dir: Path) -> str:
     return ".".join(parts)
 
 
-def _imported_modules(path: Path, search_dir: Path) -> set[str]:
-    """Names of the `irdata` modules a source file imports (absolute or relative imports)."""
-    st = path.stat()
-    return _imports_of_version(path, search_dir, st.st_mtime_ns, st.st_size)
-
-
 @lru_cache(maxsize=None)
 def _imports_of_version(path: Path, search_dir: Path, mtime_ns: int, size: int) -> frozenset[str]:
+    """Names of the `irdata` modules a source file imports (absolute or relative imports)."""
     tree = ast.parse(path.read_bytes(), filename=str(path))
     is_package_file = path.name == "__init__.py"
     own = _module_name(path, search_dir) if path.is_relative_to(search_dir / PACKAGE) else None
@@ -68,7 +63,25 @@ def _imports_of_version(path: Path, search_dir: Path, mtime_ns: int, size: int) 
     return frozenset(n for n in names if n == PACKAGE or n.startswith(PACKAGE + "."))
 
 
+def _module_deps(path: Path, search_dir: Path) -> tuple[Path, ...]:
+    """The `irdata` source files a source file's imports run (for `irdata.a.b`, irdata/__init__.py and
+    irdata/a/__init__.py too), found once per version of the file (a planning asks for every script)."""
+    st = path.stat()
+    return _deps_of_version(path, search_dir, st.st_mtime_ns, st.st_size)
+
+
 @lru_cache(maxsize=None)
+def _deps_of_version(path: Path, search_dir: Path, mtime_ns: int, size: int) -> tuple[Path, ...]:
+    found: dict[Path, None] = {}
+    for name in sorted(_imports_of_version(path, search_dir, mtime_ns, size)):
+        parts = name.split(".")
+        for i in range(1, len(parts) + 1):
+            module = _module_file(".".join(parts[:i]), search_dir)
+            if module is not None:
+                found[module] = None
+    return tuple(found)
+
+
 def module_closure(script: Path) -> tuple[Path, ...]:
     """The script and every `irdata` source file it imports, directly or through other modules.
 
@@ -84,13 +97,7 @@ def module_closure(script: Path) -> tuple[Path, ...]:
         if path in seen:
             continue
         seen[path] = None
-        for name in _imported_modules(path, search_dir):
-            # importing irdata.a.b runs irdata/__init__.py and irdata/a/__init__.py too
-            parts = name.split(".")
-            for i in range(1, len(parts) + 1):
-                found = _module_file(".".join(parts[:i]), search_dir)
-                if found is not None and found not in seen:
-                    todo.append(found)
+        todo.extend(dep for dep in _module_deps(path, search_dir) if dep not in seen)
     return tuple(sorted(seen))
 
 

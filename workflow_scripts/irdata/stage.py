@@ -1,9 +1,10 @@
-"""What a stage reads, declared once in the stage's own module: its script, config slice and prompts.
+"""What a stage reads, declared once in its family's stages module: its config slice, prompts and LLM job.
 
 A rule passes `settings(config, **wildcards)` as its param `settings` and the script reads only
 that param (with its inputs and outputs), so Snakemake's params trigger reruns a job exactly when
 something it reads changes. Its `code` param hashes the script, the modules the script imports and
-the prompt files (irdata.provenance.code_hash). Settings that change no output (LLM servers,
+the prompt files (irdata.provenance.code_hash); the script is the one the rule names (declared once, in
+the rule), so the hash covers the file that runs. Settings that change no output (LLM servers,
 timeouts, concurrency) are not part of any stage's settings.
 """
 
@@ -21,9 +22,13 @@ def no_prompts(config: dict, **wildcards) -> dict[str, str]:
 @dataclass(frozen=True)
 class Stage:
     name: str  # the rule
-    script: str  # relative to the workflow folder
     settings: Callable[..., dict]  # (config, **wildcards) -> everything the script reads
     prompts: Callable[..., dict[str, str]] = no_prompts  # (config, **wildcards) -> {name: template path}
+    # an LLM job's journal name (`job` param), a pattern of the rule's wildcards, e.g. "grade-{split}-{shard}"
+    job: str | None = None
+    # where an LLM job records whether its last run left retryable failures (`retry_state` param, under the
+    # work folder; its `retry` param is the generation read from it: irdata/annotate/common.py)
+    retry_state: str | None = None
 
 
 def canonical(value):

@@ -1,5 +1,9 @@
-"""Every rule that reads settings declares them in a Stage spec (irdata/stage.py) in its own module;
-here they are, by rule name, and the wiring that turns them into each job's params and prompt inputs.
+"""Every rule that reads settings declares them in a Stage spec (irdata/stage.py) in its family's stages
+module (irdata/<family>/stages.py: annotate, doubting, retrieval, downstream, eval44b); here they are, by
+rule name, and the wiring that turns them into each job's params and prompt inputs.
+A rule gets all its params from one call, `stage_params(<rule>)` (rules/common.smk): `settings` (its Stage's),
+`code` (the hash of the script the rule names, its modules and prompts), and for an LLM job `job`,
+`retry_state` and `retry`. A rule without a Stage reads no settings and gets `code` alone.
 
 Only the Snakefile (and the audit test, tests/unit/test_stage_settings.py) imports this registry, so a
 script's code hash does not cover the other stages. A stage's settings function need not be in its
@@ -9,24 +13,21 @@ script's closure: what it returns is the `settings` param, whose change reruns t
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import lru_cache
 
-from . import beir_inputs, dedup, msmarco_inputs
-from .annotate import agent, answers, audit, common, grading, wood
-from .doubting import audit_ranking, baseline_run, gate, human_audit
+from .annotate import stages as annotate_stages
+from .annotate.retry import retry_generation
 from .doubting import stages as doubting_stages
 from .downstream import stages as downstream_stages
 from .eval44b import stages as eval44b_stages
 from .provenance import code_hash
 from .retrieval import stages as retrieval_stages
 from .stage import Stage
-from .workdir import workflow_file
+from .workdir import WORK, workflow_file
 
 STAGES: dict[str, Stage] = {s.name: s for s in (
-    msmarco_inputs.STAGE, beir_inputs.STAGE, dedup.STAGE, *retrieval_stages.STAGES,
-    agent.STAGE, grading.STAGE, answers.STAGE, wood.STAGE, common.IDENTITY_STAGE, audit.STAGE,
-    *doubting_stages.STAGES, gate.STAGE, baseline_run.STAGE, *downstream_stages.STAGES,
-    audit_ranking.RUNS_STAGE, audit_ranking.STAGE, human_audit.SHEET_STAGE, human_audit.RESULTS_STAGE,
+    *doubting_stages.STAGES, *retrieval_stages.STAGES, *annotate_stages.STAGES, *downstream_stages.STAGES,
     *eval44b_stages.STAGES)}
 
 
@@ -34,8 +35,12 @@ class StageWiring:
     """The params and prompt inputs of each stage's jobs for one workflow's config, memoized per job
     (a production DAG has thousands of jobs; each setting is computed once per distinct wildcards)."""
 
-    def __init__(self, config: dict, basedir: str, stages: dict[str, Stage] = STAGES):
+    def __init__(self, config: dict, basedir: str, rule_script: Callable[[str], str],
+                 stages: dict[str, Stage] = STAGES):
+        """`rule_script(name)`: the script a rule names, relative to the workflow folder (asked once the
+        rules are read, when the first job's params are)."""
         self.config, self.basedir, self.stages = config, basedir, stages
+        self._script = lru_cache(maxsize=None)(rule_script)
         self._settings = lru_cache(maxsize=None)(self._settings_of)
         self._prompts = lru_cache(maxsize=None)(self._prompts_of)
         self._code = lru_cache(maxsize=None)(self._code_of)
@@ -55,8 +60,9 @@ class StageWiring:
     def _inputs_of(self, name: str, wildcards: str) -> dict[str, str]:
         return {f"prompt_{key}": self._workflow_file(path) for key, path in self._prompts(name, wildcards)}
 
-    def _code_of(self, name: str, wildcards: str) -> str:
-        return self._code_hash(self.stages[name].script, tuple(path for _, path in self._prompts(name, wildcards)))
+    def _code_of(self, name: str, wildcards: str, files: tuple[str, ...]) -> str:
+        prompts = tuple(path for _, path in self._prompts(name, wildcards)) if name in self.stages else ()
+        return self._code_hash(self._script(name), prompts + files)
 
     @staticmethod
     def _key(wildcards) -> str:
@@ -75,5 +81,23 @@ class StageWiring:
         working folder reaches the workflow's files."""
         return dict(self._inputs(name, self._key(wildcards)))
 
-    def code(self, name: str, wildcards=None) -> str:
-        return self._code(name, self._key(wildcards))
+    def code(self, name: str, wildcards=None, files: tuple[str, ...] = ()) -> str:
+        """The hash of the rule's script, the modules it imports, its prompts and `files` (irdata.provenance)."""
+        return self._code(name, self._key(wildcards), tuple(files))
+
+    def params(self, name: str, files=()) -> dict:
+        """The params of rule `name`'s jobs: values, wildcard patterns, or functions of the wildcards.
+        `files`: more files its code hash covers (relative to the workflow folder)."""
+        params = {"code": lambda wildcards: self.code(name, wildcards, files)}
+        stage = self.stages.get(name)
+        if stage is None:
+            return params
+        params["settings"] = lambda wildcards: self.settings(name, wildcards)
+        if stage.job:
+            params["job"] = stage.job
+        if stage.retry_state:
+            state = f"{WORK}/{stage.retry_state}"
+            params["retry_state"] = state
+            params["retry"] = (lambda wildcards: retry_generation(state.format(**dict(wildcards.items())))) \
+                if "{" in state else retry_generation(state)
+        return params

@@ -45,11 +45,9 @@ import pyarrow.compute as pc
 from ..atomic import write_jsonl_atomic, write_parquet_atomic
 from ..llm import LLMCallError
 from ..passage_store import PassageStore
-from ..retrieval.search import search_settings
 from ..shard_files import AGENT_SCHEMA
 from ..shards import read_id_list
-from ..stage import Stage, canonical
-from .common import Failures, LLMJob, finish_job, llm_params, run_with_client
+from .common import Failures, LLMJob, finish_job, run_with_client
 from .passages import TextStore
 
 ECHO_CHARS = 40
@@ -93,17 +91,6 @@ def agent_tools(budget: AgentBudget, id_chars: int | None) -> list[dict]:
 
 
 AGENT_TASK = {"text": "prompts/agent_task.txt", "native": "prompts/agent_task_native.txt"}
-
-STAGE = Stage(
-    name="agent_search",
-    script="workflow_scripts/agent_search.py",
-    settings=lambda config, split, **_: canonical({
-        "llm": llm_params(config["llm"], "agent"), "budget": config["annotation"]["agent"][split],
-        "search": search_settings(config["retrieval"])}),
-    # the task ends with the reply format of the tool protocol: JSON examples for the text protocol
-    prompts=lambda config, **_: {"system": "prompts/agent_system.txt", "task": AGENT_TASK[
-        llm_params(config["llm"], "agent")["tool_protocol"]]},
-)
 
 
 @dataclass(frozen=True)

@@ -15,20 +15,10 @@ from ..atomic import write_parquet_atomic
 from ..llm import LLMCallError
 from ..passage_store import PassageStore
 from ..shard_files import ANSWERS_SCHEMA
-from ..stage import Stage, canonical
-from .common import Failures, LLMJob, finish_job, llm_params, read_parquet_frame, run_with_client
+from .common import Failures, LLMJob, finish_job, read_parquet_frame, run_with_client
 from .passages import TextStore
 
 ANSWER_PASSAGES = 3
-
-STAGE = Stage(
-    name="generate_answer",
-    script="workflow_scripts/generate_answer.py",
-    settings=lambda config, **_: canonical({
-        "llm": llm_params(config["llm"], "answer"), "max_tokens": config["annotation"]["answer_max_tokens"],
-        "passages": ANSWER_PASSAGES}),
-    prompts=lambda config, **_: {"answer": "prompts/answer.txt"},
-)
 
 
 def answer_passages(agent: pd.DataFrame, grades: pd.DataFrame, n: int = ANSWER_PASSAGES) -> dict[str, list[str]]:

@@ -23,25 +23,14 @@ import pyarrow as pa
 from ..atomic import write_json_atomic, write_parquet_atomic
 from ..errors import InputError
 from ..grade_scale import GRADES
-from ..grading_modes import mode_named
 from ..passage_store import PassageStore
-from ..stage import Stage, canonical
 from ..tsv import read_trec_qrels
-from .common import Failures, LLMJob, finish_job, llm_params, run_with_client
+from .common import Failures, LLMJob, finish_job, run_with_client
 from .grading import _counts, grade_pairs
 from .passages import TextStore
 
 # the keys of doubting.audit the grading reads (the runs are audit_ranking's)
 AUDIT_KEYS = ("qrels", "queries", "grading", "per_grade", "seed", "missing_passages")
-STAGE = Stage(
-    name="audit_labels",
-    script="workflow_scripts/audit_labels.py",
-    settings=lambda config, **_: canonical({
-        "llm": llm_params(config["llm"], "grade"), **{k: config["doubting"]["audit"][k] for k in AUDIT_KEYS},
-        "mode": mode_named(config["doubting"]["audit"]["grading"], "doubting.audit.grading", answers=False).name}),
-    prompts=lambda config, **_: {
-        "grade": mode_named(config["doubting"]["audit"]["grading"], "doubting.audit.grading", answers=False).prompt},
-)
 
 
 def audit_pairs(qrels_path, queries: TextStore, passages, per_grade: int | None, seed: int,

@@ -4,7 +4,7 @@ Failures. Each stage counts its units (agent episodes, graded pairs, answered qu
 proposals) and the ones that failed, by kind (the LLM layer's failure class: `timeout`, `http_500`,
 `unparseable`, ...). A failed call is never journaled as an answer, so running the job again retries
 exactly the failed calls. To make a plain `snakemake` rerun do that, each LLM rule has a param
-`retry` (`retry_generation`): it stays the same while the job's last run left no retryable failure
+`retry` (irdata/annotate/retry.py): it stays the same while the job's last run left no retryable failure
 and goes up by one when it left some, so Snakemake reruns that job (reason: params changed) and
 nothing else. Kinds in NOT_RETRIED come from the model's own answer (a journaled reply that does not
 parse) or from the request itself, and would fail the same way again.
@@ -24,11 +24,10 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from ..atomic import write_json_atomic
-from ..json_files import read_json
 from ..llm import LLMSettings, connection_settings, journal_path_for, load_settings, make_client, settings_from_parts
 from ..prompts import take_escape_counts
-from ..stage import Stage, canonical
 from ..tsv import read_trec_qrels
+from .retry import record_retry_state
 
 log = logging.getLogger(__name__)
 
@@ -131,25 +130,6 @@ def finish_job(job: LLMJob, path, stage: str, client, failures: Failures, **summ
     record_retry_state(job.retry_state, job.generation, failures)
 
 
-def retry_generation(path) -> int:
-    """The `retry` param of an LLM job whose retry state is `path` (see the module doc)."""
-    path = Path(path)
-    if not path.exists():
-        return 0
-    state = read_json(path)
-    return state["generation"] + (1 if state["retryable"] else 0)
-
-
-def record_retry_state(path, generation: int, failures: Failures) -> None:
-    """After a job: the generation it ran as and whether it left failures that a rerun would retry."""
-    path = Path(path)
-    if generation == 0 and not failures.retryable:
-        path.unlink(missing_ok=True)  # the common case leaves no file behind
-        return
-    write_json_atomic(path, {"generation": generation, "retryable": failures.retryable,
-                             "by_kind": dict(failures.by_kind)})
-
-
 def write_llm_identity(settings: dict, llm_config: dict, out_path) -> dict:
     """The model and server identity of every LLM stage (MANIFEST.json's `llm`): the default
     settings, and each stage that overrides them."""
@@ -164,11 +144,3 @@ def write_llm_identity(settings: dict, llm_config: dict, out_path) -> dict:
         record["stages"] = value
     write_json_atomic(out_path, record)
     return record
-
-
-IDENTITY_STAGE = Stage(
-    name="llm_identity",
-    script="workflow_scripts/llm_identity.py",
-    settings=lambda config, **_: canonical({"llm": {
-        name: llm_params(config["llm"], name) for name in ["default", *config["llm"].get("stages", {})]}}),
-)

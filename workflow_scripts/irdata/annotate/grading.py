@@ -20,23 +20,12 @@ import pyarrow as pa
 
 from ..atomic import write_parquet_atomic
 from ..grade_scale import CHOICES
-from ..grading_modes import grading_mode
 from ..msmarco_inputs import read_reference_answers
 from ..passage_store import PassageStore
-from ..shard_files import GRADES_SCHEMA, OFFICIAL_ROWS
+from ..shard_files import GRADES_SCHEMA
 from ..shards import read_id_list
-from ..stage import Stage, canonical
-from .common import Failures, LLMJob, finish_job, llm_params, official_positives, read_parquet_frame, run_with_client
+from .common import Failures, LLMJob, finish_job, official_positives, read_parquet_frame, run_with_client
 from .passages import TextStore
-
-STAGE = Stage(
-    name="grade",
-    script="workflow_scripts/grade.py",
-    settings=lambda config, split, **_: canonical({
-        "llm": llm_params(config["llm"], "grade"), "mode": grading_mode(config, split).name,
-        "sees_answers": grading_mode(config, split).sees_answers, "official_rows": OFFICIAL_ROWS[split]}),
-    prompts=lambda config, split, **_: {"grade": grading_mode(config, split).prompt},
-)
 
 
 def pairs_to_grade(official_rows: str, shard_ids: list[str], agent: pd.DataFrame,

@@ -23,18 +23,8 @@ from ..atomic import write_parquet_atomic
 from ..llm import LLMCallError
 from ..passage_store import PassageStore
 from ..shard_files import WOOD_SCHEMA
-from ..stage import Stage, canonical
-from .common import Failures, LLMJob, finish_job, llm_params, read_parquet_frame, run_with_client
+from .common import Failures, LLMJob, finish_job, read_parquet_frame, run_with_client
 from .passages import TextStore
-
-STAGE = Stage(
-    name="wood",
-    script="workflow_scripts/wood.py",
-    settings=lambda config, **_: canonical({"llm": llm_params(config["llm"], "wood")}),
-    prompts=lambda config, **_: {"with_passage": "prompts/wood_with_passage.txt",
-                                 "query_only": "prompts/wood_query_only.txt"},
-)
-
 
 NON_FINITE = "non_finite"
 

@@ -21,8 +21,6 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import InputError
-from ..retrieval.search import search_settings
-from ..stage import Stage, canonical
 from .examples import evaluate
 
 # the workflow's own runs, in this order (irdata.retrieval.audit_runs writes one TREC file each)
@@ -30,18 +28,6 @@ OWN_RUNS = ("bm25", "dense", "hybrid_rrf", "random")
 DEPTH = 100  # Recall@100 is the deepest measure evaluate.py reports
 MEASURES = evaluate.MEASURES
 MIN_REL = evaluate.MIN_REL
-
-RUNS_STAGE = Stage(
-    name="audit_runs",
-    script="workflow_scripts/audit_runs.py",
-    settings=lambda config, **_: canonical({"search": search_settings(config["retrieval"]), "depth": DEPTH,
-                                            "seed": config["doubting"]["audit"]["seed"]}),
-)
-STAGE = Stage(
-    name="audit_ranking",
-    script="workflow_scripts/audit_ranking.py",
-    settings=lambda config, **_: canonical({"runs": config["doubting"]["audit"]["runs"], "min_rel": MIN_REL}),
-)
 
 
 def run_files(paths: list[str]) -> list[str]:

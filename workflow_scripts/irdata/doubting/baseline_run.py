@@ -16,17 +16,9 @@ from pathlib import Path
 import pyarrow.compute as pc
 from pyarrow import csv
 
-from ..stage import Stage, canonical
-
 RUN_FILE = "examples/bm25_dev.trec"  # in the release folder
 DEPTH = 100  # Recall@100 is the deepest measure evaluate.py reports
 RUN_TAG = "bm25"
-
-STAGE = Stage(
-    name="bm25_dev_run",
-    script="workflow_scripts/bm25_dev_run.py",
-    settings=lambda config, **_: canonical({"bm25": config["retrieval"]["bm25"], "depth": DEPTH, "run_tag": RUN_TAG}),
-)
 
 
 def run_counts(path) -> dict:

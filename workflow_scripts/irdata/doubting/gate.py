@@ -21,20 +21,12 @@ from pathlib import Path
 from ..atomic import write_json_atomic
 from ..errors import InputError
 from ..shard_files import rule_splits
-from ..stage import Stage, canonical
 from ..token_counts import TOKEN_FIELDS, add_tokens
 
 # the LLM rules, in pipeline order; each is the config key of its limit (annotation.failure_limits)
 STAGES = ("agent_search", "grade", "generate_answer", "wood", "audit_labels")
 # the audit grades human-judged pairs of neither split: its one job is its own split
 AUDIT_SPLIT = "audit"
-
-STAGE = Stage(
-    name="release_gate",
-    script="workflow_scripts/release_gate.py",
-    settings=lambda config, **_: canonical({"limits": config["annotation"]["failure_limits"],
-                                            "accept": config["accept_llm_failures"]}),
-)
 
 
 class ReleaseGateError(RuntimeError):

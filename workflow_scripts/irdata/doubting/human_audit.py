@@ -31,7 +31,6 @@ from pathlib import Path
 
 from ..atomic import write_json_atomic, write_text_atomic
 from ..errors import InputError
-from ..stage import Stage, canonical
 from ..tsv import read_trec_qrels
 from .release_files import DATA_FILES, ID_FILES, TREC_STRICT
 
@@ -40,19 +39,6 @@ ALLOWED = ("yes", "partly", "no")
 COLUMNS = ("item_id", "query", "passage", "question", "answer", "allowed")
 ORIGINS = ("strict", "official")
 Z95 = 1.959963984540054
-
-SHEET_STAGE = Stage(
-    name="human_audit_sheet",
-    script="workflow_scripts/human_audit_sheet.py",
-    settings=lambda config, **_: canonical({**{key: config["doubting"]["audit"]["human"][key]
-                                               for key in ("sample_queries", "split")},
-                                            "seed": config["doubting"]["audit"]["seed"]}),
-)
-RESULTS_STAGE = Stage(
-    name="human_audit_results",
-    script="workflow_scripts/human_audit_results.py",
-    settings=lambda config, **_: canonical({"sheets": config["doubting"]["audit"]["human"]["sheets"]}),
-)
 
 
 def _hash(*parts) -> str:

@@ -1,11 +1,16 @@
-"""What the Doubting MS MARCO release rules read (irdata/stage.py): assemble, stage_release, package."""
+"""What the Doubting MS MARCO rules read (irdata/stage.py) but the LLM stages (irdata/annotate/stages.py): the
+input checks, the query dedup, the label audit and the human audit, and the release rules."""
 
 from __future__ import annotations
 
-from ..beir_inputs import source_input_paths
+from ..beir_inputs import raw_beir_paths, source_input_paths
+from ..dedup import sample_settings
 from ..llm.settings import CONNECTION_SETTINGS
+from ..msmarco_inputs import raw_input_paths
+from ..retrieval.stages import search_settings
 from ..stage import Stage, canonical
 from ..workdir import WORK
+from . import audit_ranking, baseline_run
 from .manifest import planned_version_conflict
 
 
@@ -42,13 +47,57 @@ def _release_settings(config: dict) -> dict:
 
 
 STAGES = (
-    Stage(name="assemble", script="workflow_scripts/assemble.py",
-          settings=lambda config, **_: canonical({
+    # The raw input paths are in the input check's settings, so that naming other files reruns it;
+    # stage_release checks them against the check's inputs.json.
+    Stage(
+        name="validate_msmarco_inputs",
+        settings=lambda config, **_: canonical({
+            "qrels_missing_passages": config["doubting"]["qrels_missing_passages"], "inputs": raw_input_paths(config)}),
+    ),
+    Stage(
+        name="validate_beir_inputs",
+        # under format msmarco this stage does not run: its settings then hold the source only, so that changing
+        # an MS MARCO file reruns validate_msmarco_inputs alone
+        settings=lambda config, **_: canonical({"source": config["doubting"]["source"], "inputs": (
+            raw_beir_paths(config["doubting"]["source"]) if config["doubting"]["source"]["format"] == "beir" else [])}),
+    ),
+    Stage(name="dedup_train_queries", settings=lambda config, **_: sample_settings(config)),
+    Stage(
+        name="release_gate",
+        settings=lambda config, **_: canonical({"limits": config["annotation"]["failure_limits"],
+                                                "accept": config["accept_llm_failures"]}),
+    ),
+    Stage(
+        name="bm25_dev_run",
+        settings=lambda config, **_: canonical({"bm25": config["retrieval"]["bm25"], "depth": baseline_run.DEPTH,
+                                                "run_tag": baseline_run.RUN_TAG}),
+    ),
+    Stage(
+        name="audit_runs",
+        settings=lambda config, **_: canonical({"search": search_settings(config["retrieval"]),
+                                                "depth": audit_ranking.DEPTH,
+                                                "seed": config["doubting"]["audit"]["seed"]}),
+    ),
+    Stage(
+        name="audit_ranking",
+        settings=lambda config, **_: canonical({"runs": config["doubting"]["audit"]["runs"],
+                                                "min_rel": audit_ranking.MIN_REL}),
+    ),
+    Stage(
+        name="human_audit_sheet",
+        settings=lambda config, **_: canonical({**{key: config["doubting"]["audit"]["human"][key]
+                                                   for key in ("sample_queries", "split")},
+                                                "seed": config["doubting"]["audit"]["seed"]}),
+    ),
+    Stage(
+        name="human_audit_results",
+        settings=lambda config, **_: canonical({"sheets": config["doubting"]["audit"]["human"]["sheets"]}),
+    ),
+    Stage(name="assemble", settings=lambda config, **_: canonical({
               "acquisition_batches": config["doubting"]["acquisition_batches"],
               "grading": config["annotation"]["grading"], "shards": config["doubting"]["shards"], "work": WORK})),
-    Stage(name="stage_release", script="workflow_scripts/stage_release.py", settings=lambda config, **_: canonical(
+    Stage(name="stage_release", settings=lambda config, **_: canonical(
         _release_settings(config))),
-    Stage(name="package", script="workflow_scripts/package.py",
-          settings=lambda config, **_: canonical({"ledger": config["doubting"]["release_ledger"],
+    Stage(name="package", settings=lambda config, **_: canonical({"ledger": config["doubting"]["release_ledger"],
                                                   "package_dir": config["doubting"]["package_dir"]})),
 )

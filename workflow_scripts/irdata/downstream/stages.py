@@ -3,8 +3,7 @@ comparison. rules/downstream.smk only wires these."""
 
 from __future__ import annotations
 
-from ..retrieval.search import search_settings
-from ..retrieval.stages import DENSE_INDEX_KEYS
+from ..retrieval.stages import DENSE_INDEX_KEYS, search_settings
 from ..stage import Stage, canonical
 from ..workdir import WORK
 
@@ -78,7 +77,7 @@ def compare_settings(config: dict) -> dict:
 
 
 def _stage(name: str, settings) -> Stage:
-    return Stage(name=name, script=f"workflow_scripts/{name}.py", settings=settings)
+    return Stage(name=name, settings=settings)
 
 
 STAGES = (

@@ -8,8 +8,7 @@ subset are spelled once here or in the retrieval layer (irdata/retrieval/stages.
 from __future__ import annotations
 
 from ..annotate.common import llm_params
-from ..retrieval.search import search_settings
-from ..retrieval.stages import dense_index_settings, encode_settings
+from ..retrieval.stages import dense_index_settings, encode_settings, search_settings
 from ..stage import Stage, canonical
 from ..workdir import WORK
 
@@ -123,31 +122,27 @@ def package_settings(config: dict) -> dict:
 
 
 def _miner_index_stage(kind: str) -> Stage:
-    return Stage(name=f"index_44b_miner_{kind}", script="workflow_scripts/index_44b_miner.py",
+    return Stage(name=f"index_44b_miner_{kind}",
                  settings=lambda config, **_: canonical(miner_index_settings(config, kind)))
 
 
 def _fine_tune_stage(kind: str) -> Stage:
-    return Stage(name=f"fine_tune_44b_{kind}", script="workflow_scripts/fine_tune_44b.py",
-                 settings=lambda config, **_: canonical({"finetune": finetune_settings(config, kind),
-                                                         "scoring": arm_common(config)}))
+    return Stage(name=f"fine_tune_44b_{kind}", settings=lambda config, **_: canonical(
+        {"finetune": finetune_settings(config, kind), "scoring": arm_common(config)}))
 
 
 STAGES = (
-    Stage(name="split_papers", script="workflow_scripts/split_papers.py",
-          settings=lambda config, **_: canonical({k: config["eval44b"][k] for k in SPLIT_KEYS})),
-    Stage(name="select_queries", script="workflow_scripts/select_queries.py",
-          settings=lambda config, **_: {"min_chars": config["eval44b"]["min_query_chars"]}),
+    Stage(name="split_papers", settings=lambda config, **_: canonical({k: config["eval44b"][k] for k in SPLIT_KEYS})),
+    Stage(name="select_queries", settings=lambda config, **_: {"min_chars": config["eval44b"]["min_query_chars"]}),
     *(_miner_index_stage(kind) for kind in ("bm25", "dense")),
-    Stage(name="mine_negatives", script="workflow_scripts/mine_negatives.py",
-          settings=lambda config, **_: canonical({"mining": config["eval44b"]["mining"],
+    Stage(name="mine_negatives", settings=lambda config, **_: canonical({"mining": config["eval44b"]["mining"],
                                                   "search": search_settings(mining_retrieval(config))})),
     *(_fine_tune_stage(kind) for kind in FINETUNE_KINDS),
-    Stage(name="score_arms", script="workflow_scripts/score_arms.py",
+    # the LLM arm's `retry` param goes up after a run that left retryable failures, so a plain rerun retries
+    # exactly its failed calls (irdata/annotate/retry.py); no other arm writes a retry state
+    Stage(name="score_arms", retry_state="eval44b/retry/score_arms/{e44arm}.json",
           settings=lambda config, e44arm, **_: canonical(arm_settings(config, e44arm)),
           prompts=lambda config, e44arm, **_: {"pair": ARM_PROMPT} if e44arm == "llm" else {}),
-    Stage(name="package_44b", script="workflow_scripts/package_44b.py",
-          settings=lambda config, **_: canonical(package_settings(config))),
-    Stage(name="publish_44b", script="workflow_scripts/publish_44b.py",
-          settings=lambda config, **_: {"release": config["eval44b"]["release"]}),
+    Stage(name="package_44b", settings=lambda config, **_: canonical(package_settings(config))),
+    Stage(name="publish_44b", settings=lambda config, **_: {"release": config["eval44b"]["release"]}),
 )

@@ -41,15 +41,6 @@ def rrf(runs: Sequence[Hits], k: int = 60, depth: int | None = None) -> Hits:
     return Hits(ids, top.astype(np.float32), top_rows)
 
 
-# the retrieval settings a Searcher reads (the index-building keys are not among them)
-DENSE_SEARCH_KEYS = ("model", "normalize", "max_seq_length", "batch_size", "device", "ef_search", "ivf_nprobe",
-                     "query_cache")
-
-
-def search_settings(retrieval: dict) -> dict:
-    """The `settings` of a Searcher over indexes built from `retrieval` (config["retrieval"])."""
-    return {"bm25": retrieval["bm25"], "rrf_k": retrieval["rrf_k"],
-            "dense": {key: retrieval["dense"][key] for key in DENSE_SEARCH_KEYS}}
 
 
 class Searcher:

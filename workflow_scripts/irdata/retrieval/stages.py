@@ -1,7 +1,7 @@
 """What the retrieval index rules read (irdata/stage.py): BM25, passage encoding and the dense index.
 
 Each key subset is spelled here once; the 44b miners' own indexes (irdata/eval44b/stages.py) build
-from the same subsets of their merged settings. A Searcher's subset is search.search_settings.
+from the same subsets of their merged settings. A Searcher's subset is search_settings.
 """
 
 from __future__ import annotations
@@ -18,6 +18,17 @@ DENSE_INDEX_KEYS = ("model", "normalize", "max_seq_length", "hnsw_threshold", "c
                     "sample_seed", "recall_queries")
 
 
+# the retrieval settings a Searcher reads (the index-building keys are not among them)
+DENSE_SEARCH_KEYS = ("model", "normalize", "max_seq_length", "batch_size", "device", "ef_search", "ivf_nprobe",
+                     "query_cache")
+
+
+def search_settings(retrieval: dict) -> dict:
+    """The `settings` of a Searcher over indexes built from `retrieval` (config["retrieval"])."""
+    return {"bm25": retrieval["bm25"], "rrf_k": retrieval["rrf_k"],
+            "dense": {key: retrieval["dense"][key] for key in DENSE_SEARCH_KEYS}}
+
+
 def encode_settings(dense: dict) -> dict:
     return {key: dense[key] for key in ENCODE_KEYS}
 
@@ -28,17 +39,14 @@ def dense_index_settings(dense: dict) -> dict:
 
 BM25_STAGE = Stage(
     name="index_bm25",
-    script="workflow_scripts/index_bm25.py",
     settings=lambda config, **_: canonical(config["retrieval"]["bm25"]),
 )
 ENCODE_STAGE = Stage(
     name="encode_passages",
-    script="workflow_scripts/encode_passages.py",
     settings=lambda config, **_: canonical(encode_settings(config["retrieval"]["dense"])),
 )
 DENSE_INDEX_STAGE = Stage(
     name="index_dense",
-    script="workflow_scripts/index_dense.py",
     settings=lambda config, **_: canonical(dense_index_settings(config["retrieval"]["dense"])),
 )
 STAGES = (BM25_STAGE, ENCODE_STAGE, DENSE_INDEX_STAGE)

@@ -1,0 +1,68 @@
+"""One params call per rule: every rule with a script gets its params from `**stage_params(<its own name>)`,
+whose code hash covers the script that rule names (rules/common.smk, irdata/stages.py)."""
+
+import re
+from pathlib import Path
+
+from irdata.provenance import code_hash
+from irdata.stages import STAGES, StageWiring
+
+REPO = Path(__file__).resolve().parents[2]
+RULE = re.compile(r"^\s*(?:rule (\w+):|use rule (\w+) as (\w+) with:)", re.M)
+PARAMS_CALL = re.compile(r'\*\*stage_params\("(\w+)"')
+
+
+def rule_blocks(text: str) -> dict[str, tuple[str | None, str]]:
+    """{rule: (the rule it is a `use rule` of, or None; its text)} of a Snakemake file."""
+    found = list(RULE.finditer(text))
+    return {(m.group(1) or m.group(3)): (m.group(2), text[m.end(): found[i + 1].start() if i + 1 < len(found)
+                                                         else len(text)]) for i, m in enumerate(found)}
+
+
+def params_mistakes(text: str) -> list[str]:
+    """Rules with a script (their own or inherited) whose params are not `**stage_params(<their name>)`."""
+    blocks = rule_blocks(text)
+    mistakes = []
+    for name, (parent, body) in blocks.items():
+        if "script:" not in body and not (parent and "script:" in blocks.get(parent, (None, ""))[1]):
+            continue
+        called = PARAMS_CALL.findall(body)
+        if called != [name]:
+            mistakes.append(f"rule {name}: params from {called or 'no stage_params call'}")
+    return mistakes
+
+
+def workflow_text() -> str:
+    return "\n".join(p.read_text() for p in sorted((REPO / "rules").glob("*.smk")))
+
+
+def test_every_rule_with_a_script_gets_its_params_from_its_own_name():
+    assert params_mistakes(workflow_text()) == []
+
+
+def test_a_rule_calling_another_rules_params_is_found():
+    text = ('rule grade:\n    params:\n        **stage_params("grade"),\n    script:\n        "g.py"\n\n'
+            'rule wood:\n    params:\n        **stage_params("grade"),\n    script:\n        "w.py"\n\n'
+            'use rule grade as grade_again with:\n    params:\n        kind="x",\n')
+    assert params_mistakes(text) == ["rule wood: params from ['grade']",
+                                     "rule grade_again: params from no stage_params call"]
+
+
+def test_every_stage_is_a_rule_of_the_workflow():
+    rules = rule_blocks(workflow_text())
+    assert sorted(set(STAGES) - set(rules)) == []
+
+
+def test_the_code_hash_covers_the_script_the_rule_names():
+    scripts = {"grade": "workflow_scripts/grade.py", "papers_store": "workflow_scripts/papers_store.py"}
+    wiring = StageWiring({"annotation": {"grading": {"train": "query_only", "dev": "answer_hinted"}},
+                          "llm": {"backend": "local", "model": "SmolLM2-135M-Instruct"}}, REPO, scripts.__getitem__)
+    grade = wiring.params("grade")
+    assert grade["code"]({"split": "train", "shard": "0000"}) == code_hash(
+        scripts["grade"], REPO, prompts=["prompts/grade_query_only.txt"])
+    assert grade["job"] == "grade-{split}-{shard}"
+    assert grade["retry_state"] == "work/doubting/retry/grade/{split}/{shard}.json"
+    assert grade["retry"]({"split": "train", "shard": "0000"}) == 0
+    # a rule without a Stage reads no settings: its code hash alone
+    store = wiring.params("papers_store")
+    assert set(store) == {"code"} and store["code"]({}) == code_hash(scripts["papers_store"], REPO)

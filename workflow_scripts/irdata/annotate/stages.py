@@ -1,0 +1,68 @@
+"""What the LLM rules of Doubting MS MARCO read (irdata/stage.py): agent search, grading, answers, WOOD, the
+model identity and the label audit; each LLM job's journal name and retry state."""
+
+from __future__ import annotations
+
+from ..grading_modes import grading_mode, mode_named
+from ..retrieval.stages import search_settings
+from ..shard_files import OFFICIAL_ROWS, llm_job_patterns
+from ..stage import Stage, canonical
+from .agent import AGENT_TASK
+from .answers import ANSWER_PASSAGES
+from .audit import AUDIT_KEYS
+from .common import llm_params
+
+
+def _audit_mode(config: dict):
+    return mode_named(config["doubting"]["audit"]["grading"], "doubting.audit.grading", answers=False)
+
+
+STAGES = (
+    Stage(
+        name="agent_search",
+        **llm_job_patterns("agent_search"),
+        settings=lambda config, split, **_: canonical({
+            "llm": llm_params(config["llm"], "agent"), "budget": config["annotation"]["agent"][split],
+            "search": search_settings(config["retrieval"])}),
+        # the task ends with the reply format of the tool protocol: JSON examples for the text protocol
+        prompts=lambda config, **_: {"system": "prompts/agent_system.txt", "task": AGENT_TASK[
+            llm_params(config["llm"], "agent")["tool_protocol"]]},
+    ),
+    Stage(
+        name="grade",
+        **llm_job_patterns("grade"),
+        settings=lambda config, split, **_: canonical({
+            "llm": llm_params(config["llm"], "grade"), "mode": grading_mode(config, split).name,
+            "sees_answers": grading_mode(config, split).sees_answers, "official_rows": OFFICIAL_ROWS[split]}),
+        prompts=lambda config, split, **_: {"grade": grading_mode(config, split).prompt},
+    ),
+    Stage(
+        name="generate_answer",
+        **llm_job_patterns("generate_answer"),
+        settings=lambda config, **_: canonical({
+            "llm": llm_params(config["llm"], "answer"), "max_tokens": config["annotation"]["answer_max_tokens"],
+            "passages": ANSWER_PASSAGES}),
+        prompts=lambda config, **_: {"answer": "prompts/answer.txt"},
+    ),
+    Stage(
+        name="wood",
+        **llm_job_patterns("wood"),
+        settings=lambda config, **_: canonical({"llm": llm_params(config["llm"], "wood")}),
+        prompts=lambda config, **_: {"with_passage": "prompts/wood_with_passage.txt",
+                                     "query_only": "prompts/wood_query_only.txt"},
+    ),
+    Stage(
+        name="llm_identity",
+        settings=lambda config, **_: canonical({"llm": {
+            name: llm_params(config["llm"], name) for name in ["default", *config["llm"].get("stages", {})]}}),
+    ),
+    Stage(
+        name="audit_labels",
+        job="audit_labels",
+        retry_state="doubting/retry/audit_labels.json",
+        settings=lambda config, **_: canonical({
+            "llm": llm_params(config["llm"], "grade"), **{k: config["doubting"]["audit"][k] for k in AUDIT_KEYS},
+            "mode": _audit_mode(config).name}),
+        prompts=lambda config, **_: {"grade": _audit_mode(config).prompt},
+    ),
+)
