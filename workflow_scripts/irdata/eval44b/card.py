@@ -6,7 +6,7 @@ Citation: card_hub."""
 
 from __future__ import annotations
 
-from ..card_text import count, decimal, fill, md_row, part, percent
+from ..card_text import MISSING, count, decimal, fill, md_row, part, percent
 from .card_hub import INVENTED, front_matter, hub_fields, input_path
 from .split import SPLITS
 
@@ -95,7 +95,7 @@ def arm_rows(results: list[dict], scoring: dict) -> list[str]:
     ranked = sorted(results, key=lambda r: (-(r["P@1"] or 0), r["arm"]))
     return [
         md_row([
-            "—" if r["P@1"] is None else rank,  # an arm without metrics (withheld) has no place
+            MISSING if r["P@1"] is None else rank,  # an arm without metrics (withheld) has no place
             arm_title(r, scoring), *(decimal(r[m]) for m in ("P@1", "P@2", "P@3", "MRR", "mean_rank")),
             decimal(r["ms_per_query"], 1), count(r["queries"]),
         ])
