@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 
-from ..card_text import count, decimal, fill, md_table, median
+from ..card_text import count, decimal, fill, md_table, median, part
 from ..downstream.compare import card_section
 from ..grade_scale import GRADES
 from ..grading_modes import grading_mode
@@ -82,14 +82,7 @@ def empty_splits_text(rows: dict, configs: dict, t: dict, d: dict) -> str:
     undeclared = [c for c in dict.fromkeys(c for c, _ in CONFIG_SPLITS) if c not in configs]
     whole = (f" The config{'s' if len(undeclared) > 1 else ''} {', '.join(undeclared)} therefore "
              f"{'are' if len(undeclared) > 1 else 'is'} not declared at all." if undeclared else "")
-    return f"""**Empty splits.** These splits have no rows in this build:
-
-{items}
-
-Their parquet files are in the folder, with the schema below, but they are not declared in the `configs:` of
-this card: `datasets` 5.2.0 cannot load a split with no rows (`{EMPTY_SPLIT_ERROR}`).{whole} Read one with
-`pyarrow.parquet.read_table("qrels/train.parquet")` to get its (empty) table. examples/load.py skips them.
-"""
+    return fill(__file__, "empty_splits.md.tmpl", {"items": items, "error": EMPTY_SPLIT_ERROR, "whole": whole})
 
 
 def _provides(rows: dict, d: dict, msmarco: bool) -> str:
@@ -317,22 +310,7 @@ def render(manifest: dict, inputs: dict, batch_descriptions: dict) -> str:
                        'selected = train_queries.filter(lambda r: r["positive_source"] == "wood")']
 
     if msmarco:
-        joining = f"""The ids refer to the MS MARCO passage ranking v1 collection ({collection_size}the ids of
-collection.tsv, of ir_datasets msmarco-passage and of BEIR msmarco), its training queries and its "dev small" set.
-Obtain the text from the original source under its terms, for example:
-
-```python
-import ir_datasets
-docs = ir_datasets.load("msmarco-passage").docs_store()
-queries = {{q.query_id: q.text for q in ir_datasets.load("msmarco-passage/dev/small").queries_iter()}}
-dev_judgments = load_dataset(repo, "judgments", split="dev")
-row = dev_judgments[0]
-print(queries[row["query_id"]], "|", docs.get(row["passage_id"]).text)
-```
-
-examples/join_text.py does the same from the official TSV files (collection.tsv, queries.train.tsv,
-queries.dev.small.tsv) and needs only pyarrow; for the judgments config it keeps the origin column, because one pair
-can carry both an agent grade and an official-positive grade."""
+        joining = part(__file__, "joining_msmarco.md.tmpl", {"collection_size": collection_size})
     else:
         sha = inputs.get("files", {}).get(collection, {}).get("sha256")
         size = f"{count(n_collection_passages)} passages, " if n_collection_passages else ""
@@ -340,17 +318,9 @@ can carry both an agent grade and an official-positive grade."""
         about = f": {corpus}" if corpus else ""
         key = "doubting.source.folder" if beir else "doubting.collection"
         queries = f"`{train_q}`" if beir else f"`{train_q}` and `{dev_q}`"
-        joining = f"""The ids refer to the corpus in `{key}` of the build config{about}: the passage ids
-of `{collection}` ({size}{digest}), the query ids of {queries}. They are not MS MARCO ids:
-joining them with MS MARCO (ir_datasets msmarco-passage, BEIR msmarco) would attach unrelated passages.
-examples/join_text.py joins them with those files and needs only pyarrow; for the judgments config it keeps the
-origin column, because one pair can carry both an agent grade and an official-positive grade. From this folder, as
-built (the paths relative to it):
-
-```
-python examples/join_text.py --config judgments --split dev --collection {from_package(collection)} \\
-    --queries {from_package(dev_q)} --out dev_judgments_text.parquet
-```"""
+        joining = part(__file__, "joining_corpus.md.tmpl", {
+            "key": key, "about": about, "collection": collection, "size": size, "digest": digest, "queries": queries,
+            "collection_path": from_package(collection), "queries_path": from_package(dev_q)})
     trec = manifest["trec"]
     graded = trec[TREC_GRADED]
 
