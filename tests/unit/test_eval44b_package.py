@@ -589,3 +589,13 @@ def test_the_staged_release_is_replaced_whole_and_published_checked(tmp_path, mo
                        "was staged; rerun package_44b"):
         publish_release(staged, tmp_path / "results/44b-eval", "package_44b")
     assert (tmp_path / "results/44b-eval/results.jsonl").read_bytes() == published
+
+
+GOLDEN_CARD = Path(__file__).resolve().parent / "golden" / "eval44b_card.md"
+
+
+def test_the_card_is_the_stored_one(built):
+    """The card of the tiny build, byte for byte (as rendered before its prose moved into templates/card/):
+    a change to its wording or formats shows here first. After an intended change, regenerate the file."""
+    _, out = built
+    assert out["card"].read_text(encoding="utf-8") == GOLDEN_CARD.read_text(encoding="utf-8")

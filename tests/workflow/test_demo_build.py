@@ -180,9 +180,10 @@ RELEASE = {"assemble", "human_audit_sheet", "human_audit_results", "release_gate
     ("workflow_scripts/irdata/annotate/wood.py", {"wood", *RELEASE}),
     ("workflow_scripts/irdata/annotate/answers.py", {"generate_answer", "wood", *RELEASE}),
     ("workflow_scripts/irdata/doubting/card.py", {"stage_release", "package"}),
-    ("workflow_scripts/irdata/doubting/templates/README.md.tmpl", {"stage_release", "package"}),
+    ("workflow_scripts/irdata/doubting/templates/card/README.md.tmpl", {"stage_release", "package"}),
     ("workflow_scripts/irdata/retrieval/baseline_run.py", {"bm25_dev_run", "stage_release", "package"}),
     # the 44b release's code is not the Doubting release's
+    ("workflow_scripts/irdata/eval44b/templates/card/README.md.tmpl", set()),
     *[(f"workflow_scripts/{script}.py", set()) for script in
       ("split_papers", "select_queries", "mine_negatives", "score_arms", "package_44b")],
 ])

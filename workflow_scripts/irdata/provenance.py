@@ -2,8 +2,12 @@
 
 Snakemake tracks only a `script:`'s modification time, not the modules it imports. Each rule
 therefore carries as a param the hash of its script, of every `irdata` module the script
-imports (followed transitively), of its prompt files and of the settings it reads; with the
-`params` rerun trigger, a change to any of them reruns the rule, and a touched mtime does not.
+imports (followed transitively) with the module's templates, of its prompt files and of the
+settings it reads; with the `params` rerun trigger, a change to any of them reruns the rule, and a
+touched mtime does not.
+
+A module's templates are the files under `templates/<module name>/` beside it (a dataset card's
+prose): text the module reads at run time, so its code as much as the module itself.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 
 PACKAGE = "irdata"
+TEMPLATES = "templates"
 
 
 def _module_file(module: str, search_dir: Path) -> Path | None:
@@ -101,6 +106,20 @@ def module_closure(script: Path) -> tuple[Path, ...]:
     return tuple(sorted(seen))
 
 
+@lru_cache(maxsize=None)
+def module_templates(module: Path) -> tuple[Path, ...]:
+    """The template files of a module: every file under templates/<module name>/ beside it."""
+    folder = module.parent / TEMPLATES / module.stem
+    return tuple(sorted(p for p in folder.rglob("*") if p.is_file())) if folder.is_dir() else ()
+
+
+def script_files(script: Path) -> tuple[Path, ...]:
+    """The files whose content is a script's code: the script, the `irdata` modules it imports
+    (module_closure) and their templates."""
+    modules = module_closure(script)
+    return tuple(sorted({*modules, *(t for m in modules for t in module_templates(m))}))
+
+
 def _file_digest(path: Path) -> str:
     """sha256 of a file, computed once per version of it (a DAG of thousands of jobs asks again and again)."""
     st = path.stat()
@@ -113,13 +132,14 @@ def _digest_of_version(path: Path, mtime_ns: int, size: int) -> str:
 
 
 def code_hash(script, root, prompts=(), settings=None) -> str:
-    """Hash of a rule's script, the package modules it imports, its prompt files and its settings.
+    """Hash of a rule's script, the package modules it imports with their templates, its prompt files
+    and its settings.
 
     Paths enter the hash relative to `root` (the workflow folder), so a clone elsewhere gives the
     same hash.
     """
     root = Path(root).resolve()
-    files = list(module_closure(root / script)) + [(root / p).resolve() for p in prompts]
+    files = list(script_files(root / script)) + [(root / p).resolve() for p in prompts]
     digest = hashlib.sha256()
     for path in sorted(set(files)):
         digest.update(f"{path.relative_to(root).as_posix()}\0{_file_digest(path)}\n".encode())

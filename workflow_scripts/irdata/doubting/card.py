@@ -1,4 +1,4 @@
-"""The dataset card (README.md) of the package: templates/README.md.tmpl filled from MANIFEST.json.
+"""The dataset card (README.md) of the package: templates/card/README.md.tmpl filled from MANIFEST.json.
 
 Follows the structure and wording of spec/doubting-ms-marco.card.txt. The text is the template; this
 module computes what fills it, all from the build: every number from the manifest's counts and rows
@@ -14,25 +14,14 @@ generated from assemble.SCHEMAS.
 from __future__ import annotations
 
 import os
-from pathlib import Path
-from string import Template
 
+from ..card_text import count, decimal, fill, md_table, median, part
 from ..downstream.compare import card_section
 from ..grade_scale import GRADES
 from ..grading_modes import grading_mode
 from . import baseline_run
 from .assemble import CONFIG_SPLITS, TREC_GRADED, TREC_STRICT
-from .card_parts import (
-    audit_text,
-    column_meanings,
-    f2,
-    human_audit_text,
-    llm_failures_text,
-    md_table,
-    med,
-    n,
-    schema_table,
-)
+from .card_parts import audit_text, column_meanings, human_audit_text, llm_failures_text, schema_table
 from .hub_metadata import declared_configs, front_matter
 
 MSMARCO_V1 = "msmarco-v1"
@@ -41,7 +30,6 @@ CARD_KEYS = ("collection", "train_queries", "train_qrels", "dev_queries", "ids_r
              "license", "license_note", "paper", "package_dir", "title", "source")
 # what datasets 5.2.0 raises when asked for a split with no rows
 EMPTY_SPLIT_ERROR = 'Instruction "train" corresponds to no data!'
-TEMPLATE = Path(__file__).resolve().parent / "templates" / "README.md.tmpl"
 
 
 def card_settings(config: dict) -> dict:
@@ -51,16 +39,16 @@ def card_settings(config: dict) -> dict:
 
 
 def _grades(hist: dict) -> str:
-    return ", ".join(f"{g}: {n(hist[str(g)])}" for g in GRADES)
+    return ", ".join(f"{g}: {count(hist[str(g)])}" for g in GRADES)
 
 
 def _batches(counts: dict, descriptions: dict) -> str:
     parts = []
-    for name, count in counts.items():
-        if not count:
+    for name, queries in counts.items():
+        if not queries:
             continue
         d = descriptions.get(name) or ""
-        parts.append(f"{name}: {n(count)} queries" + (f", {d}" if d else ""))
+        parts.append(f"{name}: {count(queries)} queries" + (f", {d}" if d else ""))
     return "; ".join(parts) + "."
 
 
@@ -74,12 +62,12 @@ def model_name(identity: dict) -> str:
 def _empty_reason(config: str, split: str, t: dict, d: dict) -> str:
     if config == "qrels" and split == "train":
         return (f"no agent proposal got grade 2 or 3 with a finite WOOD score (grades of the "
-                f"{n(t['agent_pairs'])} proposals: {_grades(t['agent_grades'])})")
+                f"{count(t['agent_pairs'])} proposals: {_grades(t['agent_grades'])})")
     if config == "qrels":
-        return f"no pair of the {n(d['judgments'])} dev judgments got grade 3"
+        return f"no pair of the {count(d['judgments'])} dev judgments got grade 3"
     if config == "judgments":
         s = t if split == "train" else d
-        return (f"no pair was graded ({n(s['agent_pairs'])} agent proposals, {n(s['grading_failure_count'])} "
+        return (f"no pair was graded ({count(s['agent_pairs'])} agent proposals, {count(s['grading_failure_count'])} "
                 "failed grading calls)")
     if config == "generated_answers":
         return "no answer was generated: no query has an agent proposal, or every answer call failed"
@@ -94,14 +82,7 @@ def empty_splits_text(rows: dict, configs: dict, t: dict, d: dict) -> str:
     undeclared = [c for c in dict.fromkeys(c for c, _ in CONFIG_SPLITS) if c not in configs]
     whole = (f" The config{'s' if len(undeclared) > 1 else ''} {', '.join(undeclared)} therefore "
              f"{'are' if len(undeclared) > 1 else 'is'} not declared at all." if undeclared else "")
-    return f"""**Empty splits.** These splits have no rows in this build:
-
-{items}
-
-Their parquet files are in the folder, with the schema below, but they are not declared in the `configs:` of
-this card: `datasets` 5.2.0 cannot load a split with no rows (`{EMPTY_SPLIT_ERROR}`).{whole} Read one with
-`pyarrow.parquet.read_table("qrels/train.parquet")` to get its (empty) table. examples/load.py skips them.
-"""
+    return fill(__file__, "empty_splits.md.tmpl", {"items": items, "error": EMPTY_SPLIT_ERROR, "whole": whole})
 
 
 def _provides(rows: dict, d: dict, msmarco: bool) -> str:
@@ -109,16 +90,16 @@ def _provides(rows: dict, d: dict, msmarco: bool) -> str:
              "keyed by the query and passage ids of that corpus")
     train, dev = rows["qrels/train"], rows["qrels/dev"]
     if train and dev:
-        return (f"It provides {n(train)} training-positive pairs and {n(dev)} strict-positive pairs covering "
-                f"{n(d['strict_queries'])} development queries, {keyed}.")
+        return (f"It provides {count(train)} training-positive pairs and {count(dev)} strict-positive pairs covering "
+                f"{count(d['strict_queries'])} development queries, {keyed}.")
     parts = []
     if train:
-        parts.append(f"It provides {n(train)} training-positive pairs, {keyed}; this build has no strict "
+        parts.append(f"It provides {count(train)} training-positive pairs, {keyed}; this build has no strict "
                      "development positive (no dev pair got grade 3).")
     elif dev:
-        parts.append(f"It provides {n(dev)} strict-positive pairs covering {n(d['strict_queries'])} development "
-                     f"queries, {keyed}; this build has no training positive (no proposal got grade 2-3 with a "
-                     "finite WOOD score).")
+        parts.append(f"It provides {count(dev)} strict-positive pairs covering {count(d['strict_queries'])} "
+                     f"development queries, {keyed}; this build has no training positive (no proposal got grade "
+                     "2-3 with a finite WOOD score).")
     else:
         parts.append(f"This build has no training positive and no strict development positive: no proposal got "
                      f"the grades they need (see Empty splits below). Its graded pairs are in judgments, {keyed}.")
@@ -147,9 +128,10 @@ def grading_texts(config: dict) -> tuple[str, str, str]:
 def budgets_text(config: dict, t: dict, d: dict) -> str:
     """The agent's proposal budgets (annotation.agent.<split>.max_proposals) and the longest lists it made."""
     agent = config["annotation"]["agent"]
-    return (f"A proposal list may hold {n(agent['dev']['max_proposals'])} passages per query on the development run "
-            f"and {n(agent['train']['max_proposals'])} on train (annotation.agent.<split>.max_proposals); the "
-            f"longest reach {n(d['max_agent_rank'])} and {n(t['max_agent_rank'])}.")
+    return (f"A proposal list may hold {count(agent['dev']['max_proposals'])} passages per query on the "
+            f"development run and {count(agent['train']['max_proposals'])} on train "
+            f"(annotation.agent.<split>.max_proposals); the longest reach {count(d['max_agent_rank'])} and "
+            f"{count(t['max_agent_rank'])}.")
 
 
 DEFAULT_MIN_REL = 2  # examples/evaluate.py's default: the release's convention
@@ -207,8 +189,8 @@ def no_strict_text(trec: dict) -> str:
     by_grade = trec[TREC_GRADED]["queries_min_grade"]
     return (text + f" No dev pair has grade 2 either: the commands above score {TREC_GRADED} with --min-rel "
             f"{min_rel}, which counts grade-1 pairs (marginally related) as relevant, over the "
-            f"{n(by_grade[str(min_rel)])} queries with such a pair: not the release's convention, and not comparable "
-            "with scores at grade >= 2.")
+            f"{count(by_grade[str(min_rel)])} queries with such a pair: not the release's convention, and not "
+            "comparable with scores at grade >= 2.")
 
 
 def bm25_run_text(config: dict, d: dict, run: dict, trec: dict) -> str:
@@ -216,17 +198,18 @@ def bm25_run_text(config: dict, d: dict, run: dict, trec: dict) -> str:
     bm25 = config["retrieval"]["bm25"]
     params = ", ".join(f"{k} = {bm25[k]}" for k in sorted(bm25))
     depth, with_lines = run["depth"], run["queries_with_lines"]
-    lines = (f"the BM25 ranking (run tag {baseline_run.RUN_TAG}) of the {n(d['queries'])} development queries by "
+    lines = (f"the BM25 ranking (run tag {baseline_run.RUN_TAG}) of the {count(d['queries'])} development queries by "
              f"the agent's BM25 index (bm25s, {params}), searched with the query text: at most {depth} passages a "
-             f"query, those that share a term with it. It has {n(run['lines'])} lines on {n(with_lines)} queries")
+             f"query, those that share a term with it. It has {count(run['lines'])} lines on "
+             f"{count(with_lines)} queries")
     if with_lines:
         short = with_lines - run["queries_at_depth"]
-        lines += (f"; {n(run['queries_at_depth'])} have {depth}" +
-                  (f", {n(short)} fewer (the fewest {n(run['fewest_lines'])}: fewer passages share a term with them)"
-                   if short else ""))
+        lines += (f"; {count(run['queries_at_depth'])} have {depth}" +
+                  (f", {count(short)} fewer (the fewest {count(run['fewest_lines'])}: fewer passages share a term "
+                   "with them)" if short else ""))
     missing = d["queries"] - with_lines
     if missing:
-        lines += f"; {n(missing)} have no line (no query term is in the index)"
+        lines += f"; {count(missing)} have no line (no query term is in the index)"
     chosen = evaluation_qrels(trec)
     scores = ("No command above scores it: no dev pair of this build has a grade above 0." if chosen is None else
               f"`--qrels {chosen[0]} --run examples/bm25_dev.trec` above scores it; compare your own run with it the "
@@ -268,36 +251,38 @@ def render(manifest: dict, inputs: dict, batch_descriptions: dict) -> str:
         return f"{config} (default)" if config == default_config and split == configs[config][0] else config
 
     contents = md_table(["Config", "Split", "Rows", "One row is"], [
-        [label("qrels", "train"), "train", n(rows["qrels/train"]),
+        [label("qrels", "train"), "train", count(rows["qrels/train"]),
          "a training positive: an agent-proposed passage with grade 2 or 3 and a finite WOOD score"],
-        [label("qrels", "dev"), "dev", n(rows["qrels/dev"]), "a strict development positive: grade 3"],
-        [label("judgments", "train"), "train", n(rows["judgments/train"]),
-         f"a graded pair: {n(t['agent_pairs'])} agent proposals and {n(t['official_rows'])} official positives"],
-        [label("judgments", "dev"), "dev", n(rows["judgments/dev"]),
-         f"a graded pair: {n(d['agent_pairs'])} agent proposals and {n(d['official_rows'])} official positives "
+        [label("qrels", "dev"), "dev", count(rows["qrels/dev"]), "a strict development positive: grade 3"],
+        [label("judgments", "train"), "train", count(rows["judgments/train"]),
+         f"a graded pair: {count(t['agent_pairs'])} agent proposals and {count(t['official_rows'])} official "
+         "positives"],
+        [label("judgments", "dev"), "dev", count(rows["judgments/dev"]),
+         f"a graded pair: {count(d['agent_pairs'])} agent proposals and {count(d['official_rows'])} official positives "
          "the agent did not propose"],
-        [label("train_queries", "train"), "train", n(rows["train_queries/train"]),
+        [label("train_queries", "train"), "train", count(rows["train_queries/train"]),
          "a query of the training collection, with counts and its selected training positive"],
-        [label("dev_queries", "dev"), "dev", n(rows["dev_queries/dev"]),
+        [label("dev_queries", "dev"), "dev", count(rows["dev_queries/dev"]),
          "a development query, with counts and its strict-subset flag"],
-        [label("generated_answers", "train"), "train", n(rows["generated_answers/train"]),
+        [label("generated_answers", "train"), "train", count(rows["generated_answers/train"]),
          "the model-generated answer used to compute WOOD for that query"],
     ])
 
     dev_set = 'the MS MARCO dev set ("dev small")' if msmarco else f"the dev query file {dev_q}"
-    dev_scope = (f"All {n(d['queries'])} queries of {dev_set}."
+    dev_scope = (f"All {count(d['queries'])} queries of {dev_set}."
                  if n_dev_file is None or n_dev_file == d["queries"] else
-                 f"{n(d['queries'])} of the {n(n_dev_file)} queries of {dev_set}, a deterministic sample.")
-    no_pos = (f" {n(t['selected_none'])} queries have neither a qualifying pair nor an official positive; their "
+                 f"{count(d['queries'])} of the {count(n_dev_file)} queries of {dev_set}, a deterministic sample.")
+    no_pos = (f" {count(t['selected_none'])} queries have neither a qualifying pair nor an official positive; their "
               "positive_id and positive_source are null." if t["selected_none"] else "")
     dropped = inputs.get("qrels_dropped", {})
-    dropped_text = (f" {n(dropped.get('train', 0))} train and {n(dropped.get('dev', 0))} dev qrels rows were left out "
-                    "of every stage because their passage is not in the collection (doubting.qrels_missing_passages: "
-                    "drop; inputs.json, qrels_dropped)." if any(dropped.values()) else "")
-    failures = (f"{n(t['grading_failure_count'])} train and {n(d['grading_failure_count'])} dev grading calls failed "
-                "after retries; those pairs have no grade, are not in judgments, and are listed in MANIFEST.json "
-                "(grading_failures).")
-    collection_size = (f"{n(n_collection_passages)} passages in the collection this release was built from; "
+    dropped_text = (f" {count(dropped.get('train', 0))} train and {count(dropped.get('dev', 0))} dev qrels rows were "
+                    "left out of every stage because their passage is not in the collection "
+                    "(doubting.qrels_missing_passages: drop; inputs.json, qrels_dropped)."
+                    if any(dropped.values()) else "")
+    failures = (f"{count(t['grading_failure_count'])} train and {count(d['grading_failure_count'])} dev grading "
+                "calls failed after retries; those pairs have no grade, are not in judgments, and are listed in "
+                "MANIFEST.json (grading_failures).")
+    collection_size = (f"{count(n_collection_passages)} passages in the collection this release was built from; "
                        if n_collection_passages else "")
     beir_splits = (f"the queries of its qrels split `{source['train_split']}` (train) and `{source['dev_split']}` "
                    "(dev); BEIR gives no reference answers, so the dev split was graded with the query and the "
@@ -325,70 +310,51 @@ def render(manifest: dict, inputs: dict, batch_descriptions: dict) -> str:
                        'selected = train_queries.filter(lambda r: r["positive_source"] == "wood")']
 
     if msmarco:
-        joining = f"""The ids refer to the MS MARCO passage ranking v1 collection ({collection_size}the ids of
-collection.tsv, of ir_datasets msmarco-passage and of BEIR msmarco), its training queries and its "dev small" set.
-Obtain the text from the original source under its terms, for example:
-
-```python
-import ir_datasets
-docs = ir_datasets.load("msmarco-passage").docs_store()
-queries = {{q.query_id: q.text for q in ir_datasets.load("msmarco-passage/dev/small").queries_iter()}}
-dev_judgments = load_dataset(repo, "judgments", split="dev")
-row = dev_judgments[0]
-print(queries[row["query_id"]], "|", docs.get(row["passage_id"]).text)
-```
-
-examples/join_text.py does the same from the official TSV files (collection.tsv, queries.train.tsv,
-queries.dev.small.tsv) and needs only pyarrow; for the judgments config it keeps the origin column, because one pair
-can carry both an agent grade and an official-positive grade."""
+        joining = part(__file__, "joining_msmarco.md.tmpl", {"collection_size": collection_size})
     else:
         sha = inputs.get("files", {}).get(collection, {}).get("sha256")
-        size = f"{n(n_collection_passages)} passages, " if n_collection_passages else ""
+        size = f"{count(n_collection_passages)} passages, " if n_collection_passages else ""
         digest = f"sha256 {sha[:16]}..." if sha else "its sha256 is in MANIFEST.json"
         about = f": {corpus}" if corpus else ""
         key = "doubting.source.folder" if beir else "doubting.collection"
         queries = f"`{train_q}`" if beir else f"`{train_q}` and `{dev_q}`"
-        joining = f"""The ids refer to the corpus in `{key}` of the build config{about}: the passage ids
-of `{collection}` ({size}{digest}), the query ids of {queries}. They are not MS MARCO ids:
-joining them with MS MARCO (ir_datasets msmarco-passage, BEIR msmarco) would attach unrelated passages.
-examples/join_text.py joins them with those files and needs only pyarrow; for the judgments config it keeps the
-origin column, because one pair can carry both an agent grade and an official-positive grade. From this folder, as
-built (the paths relative to it):
-
-```
-python examples/join_text.py --config judgments --split dev --collection {from_package(collection)} \\
-    --queries {from_package(dev_q)} --out dev_judgments_text.parquet
-```"""
+        joining = part(__file__, "joining_corpus.md.tmpl", {
+            "key": key, "about": about, "collection": collection, "size": size, "digest": digest, "queries": queries,
+            "collection_path": from_package(collection), "queries_path": from_package(dev_q)})
     trec = manifest["trec"]
     graded = trec[TREC_GRADED]
 
-    fill = {
+    fields = {
         "repo_id": repo_id, "title": settings["title"], "version": version, "what": what,
         "provides": _provides(rows, d, msmarco),
         "model": model, "search": f"lexical (BM25) and dense ({dense_model}) retrieval",
         "paper_line": f" The annotations accompany the paper {paper}." if paper else "",
         "text_source": "your own copy of MS MARCO" if msmarco else "the corpus files they come from",
         "contents": contents, "empty_splits": empty_splits_text(rows, configs, t, d), "src": src,
-        "train_queries": n(t["queries"]), "assigned": n(t["assigned"]), "heldout": n(excluded.get("heldout", 0)),
-        "repeat": n(excluded.get("repeat", 0)), "queries_with_agent_rows": n(t["queries_with_agent_rows"]),
-        "train_agent_pairs": n(t["agent_pairs"]), "queries_without_agent_rows": n(t["queries_without_agent_rows"]),
-        "train_agent_grades": _grades(t["agent_grades"]), "wood_null": n(t["wood_null"]),
-        "positive_pairs": n(t["positive_pairs"]), "positive_queries": n(t["positive_queries"]),
-        "positive_mean": f2(t["positive_mean_per_query"]), "positive_median": med(t["positive_median_per_query"]),
-        "agent_queries_without_positive": n(t["agent_queries_without_positive"]),
-        "grade3_eligible_pairs": n(t["grade3_eligible_pairs"]),
-        "grade3_eligible_queries": n(t["grade3_eligible_queries"]),
-        "grade3_agent_pairs": n(t["grade3_agent_pairs"]), "train_official_rows": n(t["official_rows"]),
+        "train_queries": count(t["queries"]), "assigned": count(t["assigned"]),
+        "heldout": count(excluded.get("heldout", 0)),
+        "repeat": count(excluded.get("repeat", 0)), "queries_with_agent_rows": count(t["queries_with_agent_rows"]),
+        "train_agent_pairs": count(t["agent_pairs"]),
+        "queries_without_agent_rows": count(t["queries_without_agent_rows"]),
+        "train_agent_grades": _grades(t["agent_grades"]), "wood_null": count(t["wood_null"]),
+        "positive_pairs": count(t["positive_pairs"]), "positive_queries": count(t["positive_queries"]),
+        "positive_mean": decimal(t["positive_mean_per_query"], 2),
+        "positive_median": median(t["positive_median_per_query"]),
+        "agent_queries_without_positive": count(t["agent_queries_without_positive"]),
+        "grade3_eligible_pairs": count(t["grade3_eligible_pairs"]),
+        "grade3_eligible_queries": count(t["grade3_eligible_queries"]),
+        "grade3_agent_pairs": count(t["grade3_agent_pairs"]), "train_official_rows": count(t["official_rows"]),
         "train_official_grades": _grades(t["official_grades"]),
-        "official_rows_also_proposed": n(t["official_rows_also_proposed"]), "selected_wood": n(t["selected_wood"]),
-        "selected_fallback": n(t["selected_fallback"]), "no_positive": no_pos, "dev_scope": dev_scope,
-        "dev_judgments": n(d["judgments"]), "dev_agent_pairs": n(d["agent_pairs"]),
-        "dev_official_rows": n(d["official_rows"]), "dev_official_positives": n(d["official_positives"]),
-        "strict_pairs": n(d["strict_pairs"]), "strict_queries": n(d["strict_queries"]),
-        "strict_mean": f2(d["strict_mean_per_query"]), "strict_median": med(d["strict_median_per_query"]),
-        "dev_queries": n(d["queries"]), "nonstrict_queries": n(d["queries"] - d["strict_queries"]),
-        "nonstrict_with_agent": n(d["nonstrict_with_agent"]),
-        "nonstrict_without_agent": n(d["nonstrict_without_agent"]),
+        "official_rows_also_proposed": count(t["official_rows_also_proposed"]),
+        "selected_wood": count(t["selected_wood"]),
+        "selected_fallback": count(t["selected_fallback"]), "no_positive": no_pos, "dev_scope": dev_scope,
+        "dev_judgments": count(d["judgments"]), "dev_agent_pairs": count(d["agent_pairs"]),
+        "dev_official_rows": count(d["official_rows"]), "dev_official_positives": count(d["official_positives"]),
+        "strict_pairs": count(d["strict_pairs"]), "strict_queries": count(d["strict_queries"]),
+        "strict_mean": decimal(d["strict_mean_per_query"], 2), "strict_median": median(d["strict_median_per_query"]),
+        "dev_queries": count(d["queries"]), "nonstrict_queries": count(d["queries"] - d["strict_queries"]),
+        "nonstrict_with_agent": count(d["nonstrict_with_agent"]),
+        "nonstrict_without_agent": count(d["nonstrict_without_agent"]),
         "grading_failures": failures, "dropped": dropped_text, "llm_failures": llm_failures_text(manifest["failures"]),
         "budgets": budgets_text(config, t, d), "grading_modes": grading_sentences,
         "grading_comparable": grading_comparable,
@@ -398,12 +364,11 @@ python examples/join_text.py --config judgments --split dev --collection {from_p
         "id_source": "MS MARCO" if msmarco else "the corpus files",
         "schema": schema_table(column_meanings(t, official, grading_column)), "loading": "\n".join(load_lines),
         "joining": joining, "no_strict": no_strict_text(trec), "evaluation": evaluation_commands(trec),
-        "graded_pairs": n(graded["lines"]), "graded_queries": n(graded["queries_grade2"]),
+        "graded_pairs": count(graded["lines"]), "graded_queries": count(graded["queries_grade2"]),
         "bm25_run": bm25_run_text(config, d, manifest["baseline_run"], trec),
         "downstream": card_section(manifest.get("downstream")),
         "license_id": settings["license"], "license_note": settings["license_note"],
         "citation": (f"Paper: {paper}. The citation entry will be added with the paper." if paper else
                      "No paper accompanies this build; cite the release by its repository id and version."),
     }
-    text = Template(TEMPLATE.read_text(encoding="utf-8")).substitute(fill)
-    return front_matter(settings["title"], rows, settings["license"]) + "\n" + text
+    return front_matter(settings["title"], rows, settings["license"]) + "\n" + fill(__file__, "README.md.tmpl", fields)

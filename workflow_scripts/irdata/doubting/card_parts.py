@@ -1,32 +1,15 @@
-"""The card's generated tables and paragraphs beside its prose (templates/README.md.tmpl): the
-number formats, the Schema table (from assemble.SCHEMAS), the label audit and the LLM failures."""
+"""The card's generated tables and paragraphs beside its prose (templates/card/README.md.tmpl): the
+Schema table (from assemble.SCHEMAS), the label audit and the LLM failures."""
 
 from __future__ import annotations
 
 import pyarrow as pa
 
+from ..card_text import count, md_table
 from .assemble import SCHEMAS
 
 TYPE_NAMES = {pa.string(): "string", pa.int8(): "int8", pa.int32(): "int32", pa.float64(): "float64",
               pa.bool_(): "bool"}
-
-
-def n(x) -> str:
-    return f"{int(x):,}"
-
-
-def f2(x) -> str:
-    return f"{x:.2f}"
-
-
-def med(x) -> str:
-    return f"{x:g}"
-
-
-def md_table(header, rows) -> str:
-    out = ["| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
-    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
-    return "\n".join(out)
 
 
 def llm_failures_text(failures: dict | None) -> str:
@@ -37,8 +20,8 @@ def llm_failures_text(failures: dict | None) -> str:
     for stage, record in failures["stages"].items():
         splits = []
         for split, f in record["splits"].items():
-            kinds = ", ".join(f"{kind} {n(count)}" for kind, count in f["by_kind"].items())
-            splits.append(f"{split} {n(f['failed'])} of {n(f['total'])} {f['units'] or 'units'}"
+            kinds = ", ".join(f"{kind} {count(units)}" for kind, units in f["by_kind"].items())
+            splits.append(f"{split} {count(f['failed'])} of {count(f['total'])} {f['units'] or 'units'}"
                           + (f" ({kinds})" if kinds else ""))
         parts.append(f"{stage}: " + ", ".join(splits))
     accepted = (" The build was published over the configured failure limits (accept_llm_failures)."
@@ -55,15 +38,15 @@ def audit_text(audit: dict | None) -> str:
                 "is not measured here.")
     def fmt(x):
         return "n/a" if x is None else f"{x:.3f}"
-    rows = [[f"human {g}", *(n(c) for c in row)] for g, row in enumerate(audit["confusion"])]
+    rows = [[f"human {g}", *(count(c) for c in row)] for g, row in enumerate(audit["confusion"])]
     table = md_table(["", "model 0", "model 1", "model 2", "model 3"], rows)
-    return (f"Label audit. {n(audit['pairs'])} human-judged pairs ({audit['qrels']}) were graded by the same model "
+    return (f"Label audit. {count(audit['pairs'])} human-judged pairs ({audit['qrels']}) were graded by the same model "
             f"and grading path as this release (grading = {audit['grading']}): Cohen's kappa "
             f"{fmt(audit['kappa_linear'])} (linear weights) and {fmt(audit['kappa_quadratic'])} (quadratic), exact "
             f"agreement {fmt(audit['exact_agreement'])}, binary agreement at grade >= 2 "
             f"{fmt(audit['binary_agreement_at_2'])}; "
-            f"{n(audit['failures']['failed'])} pairs failed to grade and are left out"
-            + (f", {n(audit['passages_missing'])} judged passages were not in the collection" if audit.get(
+            f"{count(audit['failures']['failed'])} pairs failed to grade and are left out"
+            + (f", {count(audit['passages_missing'])} judged passages were not in the collection" if audit.get(
                 "passages_missing") else "") + ".\n\n" + table
             + ("\n\n" + system_ranking_text(audit["system_ranking"]) if audit.get("system_ranking") else ""))
 
@@ -87,14 +70,14 @@ def system_ranking_text(ranking: dict) -> str:
     own = sum(r["source"] == "workflow" for r in runs)
     corr = ranking["correlation"]
     queries = ranking["queries"]
-    text = (f"System ranking. {n(len(runs))} runs ({n(own)} the workflow's own over the audit queries: BM25, dense, "
-            f"their RRF fusion and a random ordering of the judged passages; {n(len(runs) - own)} from "
-            "doubting.audit.runs) were evaluated with this release's examples/evaluate.py over the same judged pool, "
-            f"the {n(ranking['pairs'])} graded audit pairs, once under the human grades and once under the model's "
-            "(a passage outside the pool counts as non-relevant under both; MRR@10 and Recall@100 count grade >= "
-            f"{ranking['min_rel']} as relevant, nDCG@10 uses the grade as gain; {n(queries['human'])} queries have a "
-            f"pair of grade >= {ranking['min_rel']} under the human grades, {n(queries['model'])} under the model's). "
-            "Kendall's tau between the two orderings of the runs: "
+    text = (f"System ranking. {count(len(runs))} runs ({count(own)} the workflow's own over the audit queries: "
+            f"BM25, dense, their RRF fusion and a random ordering of the judged passages; {count(len(runs) - own)} "
+            "from doubting.audit.runs) were evaluated with this release's examples/evaluate.py over the same judged "
+            f"pool, the {count(ranking['pairs'])} graded audit pairs, once under the human grades and once under the "
+            "model's (a passage outside the pool counts as non-relevant under both; MRR@10 and Recall@100 count "
+            f"grade >= {ranking['min_rel']} as relevant, nDCG@10 uses the grade as gain; {count(queries['human'])} "
+            f"queries have a pair of grade >= {ranking['min_rel']} under the human grades, {count(queries['model'])} "
+            "under the model's). Kendall's tau between the two orderings of the runs: "
             + "; ".join(f"{m} {_tau_reading(corr[m])}" for m in ranking["measures"]) + ".")
     if queries["model"] == 0:
         text += (f" Under the model's grades no query has a pair of grade >= {ranking['min_rel']}: every run scores 0 "
@@ -103,8 +86,8 @@ def system_ranking_text(ranking: dict) -> str:
         text += " n/a: fewer than 2 runs, or one of the two gives every run the same score (nothing to order)."
     if 1 < len(runs) < 10:
         # one swapped pair of runs moves tau by 2 / (number of pairs)
-        text += (f" With {n(len(runs))} runs one swapped pair moves tau by {4 / (len(runs) * (len(runs) - 1)):.2f}: "
-                 "a coarse measure.")
+        text += (f" With {count(len(runs))} runs one swapped pair moves tau by "
+                 f"{4 / (len(runs) * (len(runs) - 1)):.2f}: a coarse measure.")
     header = ["run", *(f"{m} {side}" for m in ranking["measures"] for side in ("human", "model"))]
     rows = [[f"`{r['name']}`", *(f"{r[side][m]:.3f}" for m in ranking["measures"] for side in ("human", "model"))]
             for r in runs]
@@ -115,10 +98,10 @@ def _share(o: dict) -> str:
     if not o["items"]:
         return "none in the sample"
     if not o["judged"]:
-        return f"none of its {n(o['items'])} items is judged yet"
+        return f"none of its {count(o['items'])} items is judged yet"
     lo, hi = o["ci95"]
-    return (f"{n(o['fully_answers'])} of {n(o['judged'])} judged items ({100 * o['share']:.1f}%, 95% Wilson interval "
-            f"{100 * lo:.1f}-{100 * hi:.1f}%) fully answer the query, {n(o['not_judged'])} not yet judged")
+    return (f"{count(o['fully_answers'])} of {count(o['judged'])} judged items ({100 * o['share']:.1f}%, 95% Wilson "
+            f"interval {100 * lo:.1f}-{100 * hi:.1f}%) fully answer the query, {count(o['not_judged'])} not yet judged")
 
 
 def human_audit_text(h: dict | None) -> str:
@@ -131,12 +114,12 @@ def human_audit_text(h: dict | None) -> str:
     train = h.get("split") == "train"
     ours, our = ("selected positives", "selected positive") if train else ("strict positives", "strict positive")
     split = "train" if train else "dev"
-    text = (f"Blinded human audit. {n(h['sample_queries'])} {split} queries were drawn at random; "
+    text = (f"Blinded human audit. {count(h['sample_queries'])} {split} queries were drawn at random; "
             f"each gave one official positive and, where the release has one, its {our} "
-            f"({n(h['queries_with_strict'])} of them had one), shuffled into {n(h['items'])} items with their origin "
-            f"hidden, for annotators to answer \"{h['question']}\" ({' / '.join(h['allowed'])}). "
-            + (f"{n(annotators)} filled sheet(s) were read back (an item's label is the majority of its annotators, "
-               "a tie is not \"yes\"). " if annotators
+            f"({count(h['queries_with_strict'])} of them had one), shuffled into {count(h['items'])} items with their "
+            f"origin hidden, for annotators to answer \"{h['question']}\" ({' / '.join(h['allowed'])}). "
+            + (f"{count(annotators)} filled sheet(s) were read back (an item's label is the majority of its "
+               "annotators, a tie is not \"yes\"). " if annotators
                else "No filled sheet is named yet (doubting.audit.human.sheets). ")
             + f"{ours.capitalize()}: {_share(s)}. Official positives: {_share(o)}.")
     if h["queries_with_strict"] == 0:
@@ -154,11 +137,11 @@ def human_audit_text(h: dict | None) -> str:
     if agreement is not None:
         kappa = "n/a" if agreement["kappa"] is None else f"{agreement['kappa']:.3f}"
         name = "Cohen's" if agreement["method"] == "cohen" else "Fleiss'"
-        text += f" Annotator agreement: {name} kappa {kappa} over the {n(agreement['items'])} items all answered."
+        text += f" Annotator agreement: {name} kappa {kappa} over the {count(agreement['items'])} items all answered."
     if h["missing_items"]:
-        text += f" {n(len(h['missing_items']))} sampled items have no judgment yet."
+        text += f" {count(len(h['missing_items']))} sampled items have no judgment yet."
     if h["judged_outside_sample"]:
-        text += f" {n(h['judged_outside_sample'])} judged items are no longer in the sample and are left out."
+        text += f" {count(h['judged_outside_sample'])} judged items are no longer in the sample and are left out."
     return text
 
 
@@ -172,7 +155,7 @@ def column_meanings(t: dict, official: str, grading: str) -> dict[str, list[tupl
             (("grade",), "0-3"),
             (("grading",), grading),
             (("agent_rank",), "position in the agent's proposal list; null for official rows"),
-            (("wood",), f"WOOD score; null for official rows, for dev, and for the {n(t['wood_null'])} train "
+            (("wood",), f"WOOD score; null for official rows, for dev, and for the {count(t['wood_null'])} train "
                         "proposals without a finite score"),
             (("train_eligible",), "train: grade 2 or 3 and finite WOOD (the qrels train rule); null on dev and for "
                                   "official rows"),

@@ -8,6 +8,7 @@ configs are views of one set of annotations, so their sum would count a pair sev
 
 from __future__ import annotations
 
+from .. import card_text
 from ..hub_sizes import size_category
 from .release_files import CONFIG_SPLITS, DATA_FILES
 
@@ -35,21 +36,11 @@ def largest_config_rows(rows: dict) -> int:
     return max(totals.values(), default=0)
 
 
-def _list(key: str, values: list[str]) -> list[str]:
-    return [f"{key}:", *(f"- {v}" for v in values)]
-
-
 def front_matter(title: str, rows: dict, license_id: str) -> str:
     """The card's YAML header; `rows`: {"config/split": count}."""
-    lines = ["---", f"pretty_name: {title}", *_list("language", LANGUAGES), f"license: {license_id}",
-             *_list("task_categories", TASK_CATEGORIES), *_list("task_ids", TASK_IDS),
-             *_list("size_categories", [size_category(largest_config_rows(rows))]), "configs:"]
-    for i, (config, splits) in enumerate(declared_configs(rows).items()):
-        lines.append(f"- config_name: {config}")
-        if i == 0:
-            lines.append("  default: true")
-        lines.append("  data_files:")
-        for split in splits:
-            lines += [f"  - split: {split}", f"    path: {DATA_FILES[(config, split)]}"]
-    lines.append("---")
-    return "\n".join(lines) + "\n"
+    metadata = {"pretty_name": title, "language": LANGUAGES, "license": license_id,
+                "task_categories": TASK_CATEGORIES, "task_ids": TASK_IDS,
+                "size_categories": [size_category(largest_config_rows(rows))]}
+    configs = {config: [(split, DATA_FILES[(config, split)]) for split in splits]
+               for config, splits in declared_configs(rows).items()}
+    return card_text.front_matter(metadata, configs)

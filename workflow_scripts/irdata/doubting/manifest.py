@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..atomic import remove_leftovers, write_json_atomic
 from ..json_files import read_json
-from ..provenance import module_closure, sha256_file, sha256sums_text
+from ..provenance import script_files, sha256_file, sha256sums_text
 
 MANIFEST = "MANIFEST.json"
 SHA256SUMS = "SHA256SUMS"
@@ -43,17 +43,17 @@ DOUBTING_SCRIPTS = ["validate_msmarco_inputs", "validate_beir_inputs", "dedup_tr
 # resolved, in MANIFEST.json's `config`; prompts are given by the stages that use them)
 CODE_PATTERNS = ["Snakefile", "rules/common.smk", "rules/queries.smk", "rules/retrieval.smk", "rules/annotate.smk",
                  "rules/package.smk", "rules/downstream.smk", "workflow_scripts/irdata/doubting/examples/*.py",
-                 "workflow_scripts/irdata/doubting/templates/*", "envs/core.yaml",
-                 "envs/llm.yaml", "envs/retrieval.yaml", "schemas/*.yaml", "requirements*.txt"]
+                 "envs/core.yaml", "envs/llm.yaml", "envs/retrieval.yaml", "schemas/*.yaml", "requirements*.txt"]
 CODE_EXCLUDE = ["schemas/eval44b.schema.yaml"]
 
 
 def code_files(root, prompts=(), scripts=DOUBTING_SCRIPTS, patterns=CODE_PATTERNS, exclude=CODE_EXCLUDE) -> list[str]:
-    """Sorted relative paths of the release's code: the scripts with every module they import, the
-    prompts, and the files matching `patterns` under `root`, minus `exclude`."""
+    """Sorted relative paths of the release's code: the scripts with every module they import and
+    those modules' templates (irdata.provenance.script_files), the prompts, and the files matching
+    `patterns` under `root`, minus `exclude`."""
     root = Path(root).resolve()
     found = {Path(p).relative_to(root).as_posix()
-             for name in scripts for p in module_closure(root / "workflow_scripts" / f"{name}.py")}
+             for name in scripts for p in script_files(root / "workflow_scripts" / f"{name}.py")}
     found.update(Path(p).as_posix() for p in prompts)
     for pattern in patterns:
         for path in glob.glob(str(root / pattern), recursive=True):

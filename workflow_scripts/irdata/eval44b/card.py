@@ -1,11 +1,13 @@
-"""The release's dataset card (README.md): the sections of spec/44b-eval.card.txt, every number read from
-the manifest and the arms' results (results.jsonl), none typed in or recomputed; what the build is (its ids,
-corpus, license) from the manifest's `release` (the config's eval44b keys). No dates: same inputs, same
-bytes. The front matter and the How to use, Licensing and Citation sections: card_hub."""
+"""The release's dataset card (README.md): templates/card/*.md.tmpl (the sections of spec/44b-eval.card.txt)
+filled from the manifest and the arms' results (results.jsonl), every number read there, none typed in or
+recomputed; what the build is (its ids, corpus, license) from the manifest's `release` (the config's eval44b
+keys). No dates: same inputs, same bytes. The front matter and the fields of How to use, Licensing and
+Citation: card_hub."""
 
 from __future__ import annotations
 
-from .card_hub import INVENTED, front_matter, hub_sections, input_path
+from ..card_text import MISSING, count, decimal, fill, md_row, part, percent
+from .card_hub import INVENTED, front_matter, hub_fields, input_path
 from .split import SPLITS
 
 ARM_TITLES = {
@@ -28,20 +30,8 @@ FILE_WHAT = {
 }
 
 
-def _n(value) -> str:
-    return f"{value:,}" if isinstance(value, int) else str(value)
-
-
-def _f(value, digits: int = 3) -> str:
-    return "—" if value is None else f"{value:.{digits}f}"
-
-
-def _share(share) -> str:
-    return "—" if share is None else f"{share:.1%}"
-
-
 def _schemes(counts: dict) -> str:
-    return ", ".join(f"{scheme} {_n(n)}" for scheme, n in counts.items()) or "none"
+    return ", ".join(f"{scheme} {count(n)}" for scheme, n in counts.items()) or "none"
 
 
 def unresolvable_note(census: dict) -> str:
@@ -53,54 +43,39 @@ def unresolvable_note(census: dict) -> str:
             f"No test candidate is of a scheme without a third-party identifier ({schemes}): every id resolves "
             "at its url."
         )
-    also = f", and {_n(positives)} positives," if positives else ""
+    also = f", and {count(positives)} positives," if positives else ""
     return (
-        f"{_n(negatives)} negatives ({_share(census['test_unresolvable_negatives_share'])}){also} are curated web "
-        f"documents with no third-party identifier (scheme {schemes}) and are marked resolvable: false."
+        f"{count(negatives)} negatives ({percent(census['test_unresolvable_negatives_share'])}){also} are curated "
+        f"web documents with no third-party identifier (scheme {schemes}) and are marked resolvable: false."
     )
 
 
-def intro(manifest: dict, n_cand: int, n_neg: int) -> list[str]:
+def intro(manifest: dict) -> str:
     """The card's first lines: what the build is. A build with invented ids says so first (the demo), and
     that its numbers measure nothing about real papers; the benchmark's own wording otherwise."""
     release, counts = manifest["release"], manifest["counts"]
-    test_q, test_papers = counts["queries_released"]["test"], counts["papers_released"]["test"]
-    chance = manifest["scoring"]["chance"]["P@1"]
-    shape = (f"{_n(test_q)} test queries over {_n(test_papers)} papers, {n_cand} candidates each "
-             f"(1 positive + {n_neg} hard negatives). Chance P@1 = {chance:.3f}.")
     corpus = release["corpus_description"]
+    fields = {"test_queries": count(counts["queries_released"]["test"]),
+              "test_papers": count(counts["papers_released"]["test"]),
+              "candidates": manifest["scoring"]["candidates_per_query"], "negatives": manifest["mining"]["negatives"],
+              "chance": decimal(manifest["scoring"]["chance"]["P@1"])}
     if release["ids_refer_to"] == INVENTED:
-        return [
-            "# 44b Eval format: a build from invented data",
-            "",
-            f"**Not the 44b Eval benchmark.** This build is made from {corpus or 'invented data'}: its papers, "
-            "reviews, paper ids and OpenReview note ids are invented, no id or url resolves at a public source, and "
-            "its numbers say nothing about real papers or rerankers (eval44b.ids_refer_to: invented). The text is "
-            f"in the build's input files {input_path(manifest, 'papers')} and {input_path(manifest, 'reviews')}.",
-            "",
-            f"A {n_cand}-way reranking set in the format of 44b Eval, queried by the invented reviews: {shape}",
-        ]
-    built_from = f" Built from {corpus}." if corpus else ""
-    return [
-        "# 44b Eval",
-        "",
-        f"A frozen {n_cand}-way reranking benchmark over machine-learning papers, queried by their peer reviews: "
-        f"{shape}{built_from}",
-    ]
+        return part(__file__, "intro_invented.md.tmpl", {**fields, "corpus": corpus or "invented data",
+                                                          "papers_file": input_path(manifest, "papers"),
+                                                          "reviews_file": input_path(manifest, "reviews")})
+    return part(__file__, "intro.md.tmpl", {**fields, "built_from": f" Built from {corpus}." if corpus else ""})
 
 
 def text_paragraph(manifest: dict) -> str:
     """Where the text of the queries and candidates is: at the urls, or in the input files of a build with
     invented ids."""
-    census, source = manifest["id_schemes"], manifest["queries"]["source"]
-    schemes = (f"Test candidates by id scheme: positives {_schemes(census['test_positives'])}; negatives "
-               f"{_schemes(census['test_negatives'])}.")
+    census = manifest["id_schemes"]
+    fields = {"query_source": manifest["queries"]["source"], "positive_schemes": _schemes(census["test_positives"]),
+              "negative_schemes": _schemes(census["test_negatives"])}
     if manifest["release"]["ids_refer_to"] == INVENTED:
-        return (f"**The text.** The ids are invented and resolve nowhere: the query is the review's text ({source}) "
-                f"in {input_path(manifest, 'reviews')}, by note_id; each candidate is the title + abstract of the "
-                f"paper of its scheme and id in {input_path(manifest, 'papers')}. {schemes}")
-    return (f"**Rebuilding the text.** The query is the review's text at note_url ({source}). Each candidate is the "
-            f"title + abstract of the paper at its url. {schemes} " + unresolvable_note(census))
+        return part(__file__, "text_invented.md.tmpl", {**fields, "papers_file": input_path(manifest, "papers"),
+                                                         "reviews_file": input_path(manifest, "reviews")})
+    return part(__file__, "text.md.tmpl", {**fields, "unresolvable": unresolvable_note(census)})
 
 
 def arm_title(result: dict, scoring: dict) -> str:
@@ -115,20 +90,17 @@ def arm_title(result: dict, scoring: dict) -> str:
     )
 
 
-def arm_table(results: list[dict], scoring: dict) -> list[str]:
+def arm_rows(results: list[dict], scoring: dict) -> list[str]:
+    """The Performance table's rows, best P@1 first."""
     ranked = sorted(results, key=lambda r: (-(r["P@1"] or 0), r["arm"]))
-    lines = [
-        "| Rank | Arm | P@1 | P@2 | P@3 | MRR | mean rank | ms/query | queries |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    return [
+        md_row([
+            MISSING if r["P@1"] is None else rank,  # an arm without metrics (withheld) has no place
+            arm_title(r, scoring), *(decimal(r[m]) for m in ("P@1", "P@2", "P@3", "MRR", "mean_rank")),
+            decimal(r["ms_per_query"], 1), count(r["queries"]),
+        ])
+        for rank, r in enumerate(ranked, start=1)
     ]
-    for rank, r in enumerate(ranked, start=1):
-        ms = "—" if r["ms_per_query"] is None else f"{r['ms_per_query']:.1f}"
-        place = "—" if r["P@1"] is None else rank  # an arm without metrics (withheld) has no place
-        lines.append(
-            f"| {place} | {arm_title(r, scoring)} | {_f(r['P@1'])} | {_f(r['P@2'])} | {_f(r['P@3'])} | {_f(r['MRR'])} "
-            f"| {_f(r['mean_rank'])} | {ms} | {_n(r['queries'])} |"
-        )
-    return lines
 
 
 def failure_lines(results: list[dict]) -> list[str]:
@@ -136,15 +108,38 @@ def failure_lines(results: list[dict]) -> list[str]:
     lines = []
     for r in (r for r in results if "failures" in r):
         f = r["failures"]
-        kinds = ", ".join(f"{kind} {_n(n)}" for kind, n in f["by_kind"].items())
+        kinds = ", ".join(f"{kind} {count(n)}" for kind, n in f["by_kind"].items())
         line = (
-            f"LLM failures of the {r['arm']} arm: {_n(f['failed'])} of {_n(f['total'])} graded {f['units']} failed"
-            f"{f' ({kinds})' if kinds else ''}; {_n(r['queries_unranked'])} queries with a failed grade are left "
-            "unranked, out of its metrics"
+            f"LLM failures of the {r['arm']} arm: {count(f['failed'])} of {count(f['total'])} graded {f['units']} "
+            f"failed{f' ({kinds})' if kinds else ''}; {count(r['queries_unranked'])} queries with a failed grade are "
+            "left unranked, out of its metrics"
         )
         withheld = r["metrics_withheld"]
         lines.append(line + (f"; its metrics are withheld: {withheld}." if withheld else "."))
     return lines
+
+
+def miner_lines(mining: dict) -> list[str]:
+    """Each miner's settings and index, and the arms that score with its model."""
+    indexes = mining.get("indexes") or {}
+    shared = mining["shared_with_arms"]
+    lines = []
+    for miner in ("dense", "lexical"):
+        settings = ", ".join(f"{k} {v}" for k, v in shared[miner]["settings"].items())
+        index = indexes.get(miner, {})
+        extra = f"; {index['index']} index, ef_search {index['ef_search']}" if miner == "dense" and index else ""
+        arms = ", ".join(shared[miner]["arms_with_the_same_model"]) or "none"
+        lines.append(f"- {miner} miner: {settings}{extra}. Arms scoring with the same model: {arms}.")
+    return lines
+
+
+def fine_tuned_rows(fine_tuned: dict) -> list[str]:
+    return [
+        md_row([arm, t["base_model"], count(t["parameters"]), count(t["steps"]), t["epochs"],
+                f"{decimal(t['best']['val']['MRR'])} ({t['best']['step']})", decimal(t["train_seconds"], 0),
+                t["threads"], f"`{t['model_sha256'][:16]}…`"])
+        for arm, t in sorted(fine_tuned.items())
+    ]
 
 
 def card_markdown(manifest: dict, results: list[dict]) -> str:
@@ -157,127 +152,45 @@ def card_markdown(manifest: dict, results: list[dict]) -> str:
     files = manifest["files"]
     n_neg = mining["negatives"]
     n_cand = scoring["candidates_per_query"]
-    test_q = counts["queries_released"]["test"]
-    # the papers of the released test queries: the intro, the Counts table and the Disjointness section
-    test_papers = counts["papers_released"]["test"]
-    lines = [
-        *front_matter(manifest),
-        *intro(manifest, n_cand, n_neg),
-        "",
-        "## Contents",
-        "",
-        "| file | rows | what |",
-        "| --- | --- | --- |",
-    ]
+    contents = []
     for name in ("test.jsonl", "results.jsonl", "ranks.jsonl", "manifest.json", "train_pairs.jsonl", "val_pairs.jsonl"):
         what = FILE_WHAT[name]
         what = what % (n_cand if name == "ranks.jsonl" else n_neg) if "%d" in what else what
-        lines.append(f"| {name} | {_n(files[name]['rows']) if name in files else 1} | {what} |")
-    lines += [
-        "",
-        "SHA256SUMS holds the sha256 of every file above, of croissant.json (Croissant 1.0 metadata) and of this "
-        "card; manifest.json that of each data file.",
-        "",
-        text_paragraph(manifest),
-        "",
-        "## Counts",
-        "",
-        "| | train | val | test |",
-        "| --- | --- | --- | --- |",
-        "| papers (by the split hash) | " + " | ".join(_n(counts["papers"][s]) for s in SPLITS) + " |",
-        "| papers of the released queries | " + " | ".join(_n(counts["papers_released"][s]) for s in SPLITS) + " |",
-        "| reviews | " + " | ".join(_n(counts["reviews"][s]) for s in SPLITS) + " |",
-        f"| reviews shorter than {manifest['queries']['min_chars']} characters | "
-        + " | ".join(_n(counts["queries_too_short"][s]) for s in SPLITS)
-        + " |",
-        f"| queries without {n_neg} clean negatives (dropped) | "
-        + " | ".join(_n(counts["queries_lacking_negatives"][s]) for s in SPLITS)
-        + " |",
-        "| queries released | " + " | ".join(_n(counts["queries_released"][s]) for s in SPLITS) + " |",
-        "",
-        f"Query: {manifest['queries']['source']}, at least {manifest['queries']['min_chars']} characters. "
-        f"Reviews whose paper is not in the collection: {_n(counts['reviews_without_paper'])}.",
-        "",
-        "## Split",
-        "",
-        f"By {manifest['split']['unit']}: {manifest['split']['rule']}, salt `{manifest['split']['salt']}`, "
-        f"key `{manifest['split']['key_format']}`.",
-        "",
-        "## Disjointness",
-        "",
-        f"- Test papers that are a positive in train: {_n(proof['test_papers_positive_in_train'])}; in val: "
-        f"{_n(proof['test_papers_positive_in_val'])}.",
-        f"- Test papers that are some train query's negative: {_n(proof['test_papers_as_train_negatives'])} of "
-        f"{_n(test_papers)} ({_share(proof['test_papers_as_train_negatives_share'])}); "
-        f"as a val negative: {_n(proof['test_papers_as_val_negatives'])}. "
-        + (
-            f"Papers of the {' and '.join(mining['train_negatives_exclude'])} split are never train negatives"
-            if mining["train_negatives_exclude"]
-            else "No split is withheld from train negatives, as on the card"
-        )
-        + " (`eval44b.mining.train_negatives_exclude`).",
-        "",
-        "## Negatives",
-        "",
-        f"{n_neg} per query, "
-        + ", ".join(f"{quota} from the {miner} miner" for miner, quota in mining["mix"].items())
-        + f": each miner's top {mining['depth']} over every paper of the collection, screened, the quota drawn "
-        f"(seed {mining['seed']}) from its first {mining['pool']} clean candidates.",
-        "",
-    ]
-    indexes = mining.get("indexes") or {}
-    shared = mining["shared_with_arms"]
-    for miner in ("dense", "lexical"):
-        settings = ", ".join(f"{k} {v}" for k, v in shared[miner]["settings"].items())
-        index = indexes.get(miner, {})
-        extra = f"; {index['index']} index, ef_search {index['ef_search']}" if miner == "dense" and index else ""
-        arms = ", ".join(shared[miner]["arms_with_the_same_model"]) or "none"
-        lines.append(f"- {miner} miner: {settings}{extra}. Arms scoring with the same model: {arms}.")
-    lines += [
-        f"- Screen: {mining['recipe']['screen']}; titles {mining['title_normalisation']}, similarity >= "
-        f"{mining['title_threshold']}.",
-        "- Screen rejections (test): "
-        + (", ".join(f"{k} {_n(v)}" for k, v in mining["screen_counts"]["test"].items()) or "none")
-        + ".",
-        "- Negatives by miner (test): "
-        + ", ".join(f"{k} {_n(v)}" for k, v in mining["negatives_by_miner"]["test"].items())
-        + ".",
-    ]
+        contents.append(md_row([name, count(files[name]["rows"]) if name in files else 1, what]))
+    excluded = mining["train_negatives_exclude"]
     trained = mining.get("trained_on_train_negatives") or []
-    if trained:
-        lines.append(f"- Trained on the train split's mined negatives: {', '.join(trained)}.")
-    lines += [
-        "",
-        "## Performance",
-        "",
-        f"{_n(test_q)} test queries, {n_cand} candidates each. Truncation at scoring: query "
-        f"{scoring['query_chars']} characters, document (title + abstract) {scoring['document_chars']} characters. "
-        "Retrieval arms are first-stage rankings of the same candidate sets.",
-        "",
-        *arm_table(results, scoring),
-        "",
-        f"These are reranking numbers (picking the right paper out of {n_cand} confusable ones), not open-corpus "
-        "retrieval. ms/query is wall time on the build machine (— when the build does not record timing). "
-        "ranks.jsonl holds each arm's rank of every query's positive: the table recomputes from it (How to use).",
-    ]
     failed = failure_lines(results)
-    if failed:
-        lines += ["", *failed]
     fine_tuned = scoring.get("fine_tuned") or {}
-    if fine_tuned:
-        lines += [
-            "",
-            "### Fine-tuned arms",
-            "",
-            "| arm | base | parameters | steps | epochs | best val MRR (step) | train s | threads | model sha256 |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
-        ]
-        for arm, t in sorted(fine_tuned.items()):
-            seconds = "—" if t["train_seconds"] is None else f"{t['train_seconds']:.0f}"
-            lines.append(
-                f"| {arm} | {t['base_model']} | {_n(t['parameters'])} | {_n(t['steps'])} | {t['epochs']} "
-                f"| {_f(t['best']['val']['MRR'])} ({t['best']['step']}) | {seconds} | {t['threads']} "
-                f"| `{t['model_sha256'][:16]}…` |"
-            )
-    lines += ["", *hub_sections(manifest)]
-    return "\n".join(lines) + "\n"
+    fields = {
+        "intro": intro(manifest), "contents": "\n".join(contents), "text": text_paragraph(manifest),
+        **{key: " | ".join(count(counts[key][s]) for s in SPLITS)
+           for key in ("papers", "papers_released", "reviews", "queries_too_short", "queries_lacking_negatives",
+                       "queries_released")},
+        "min_chars": manifest["queries"]["min_chars"], "negatives": n_neg, "candidates": n_cand,
+        "query_source": manifest["queries"]["source"], "reviews_without_paper": count(counts["reviews_without_paper"]),
+        **{f"split_{key}": manifest["split"][key] for key in ("unit", "rule", "salt", "key_format")},
+        "positive_in_train": count(proof["test_papers_positive_in_train"]),
+        "positive_in_val": count(proof["test_papers_positive_in_val"]),
+        "as_train_negatives": count(proof["test_papers_as_train_negatives"]),
+        # the papers of the released test queries, as in the intro
+        "test_papers": count(counts["papers_released"]["test"]),
+        "as_train_negatives_share": percent(proof["test_papers_as_train_negatives_share"]),
+        "as_val_negatives": count(proof["test_papers_as_val_negatives"]),
+        "withheld": (f"Papers of the {' and '.join(excluded)} split are never train negatives" if excluded else
+                     "No split is withheld from train negatives, as on the card"),
+        "mix": ", ".join(f"{quota} from the {miner} miner" for miner, quota in mining["mix"].items()),
+        "depth": mining["depth"], "seed": mining["seed"], "pool": mining["pool"],
+        "miners": "\n".join(miner_lines(mining)), "screen": mining["recipe"]["screen"],
+        "title_normalisation": mining["title_normalisation"], "title_threshold": mining["title_threshold"],
+        "screen_counts": ", ".join(f"{k} {count(v)}" for k, v in mining["screen_counts"]["test"].items()) or "none",
+        "negatives_by_miner": ", ".join(f"{k} {count(v)}" for k, v in mining["negatives_by_miner"]["test"].items()),
+        "trained": f"\n- Trained on the train split's mined negatives: {', '.join(trained)}." if trained else "",
+        "test_queries": count(counts["queries_released"]["test"]),
+        "query_chars": scoring["query_chars"], "document_chars": scoring["document_chars"],
+        "arms": "\n".join(arm_rows(results, scoring)),
+        "failures": "\n\n" + "\n".join(failed) if failed else "",
+        "fine_tuned": ("\n\n" + part(__file__, "fine_tuned.md.tmpl", {"rows": "\n".join(fine_tuned_rows(fine_tuned))})
+                       if fine_tuned else ""),
+        **hub_fields(manifest),
+    }
+    return front_matter(manifest) + "\n" + fill(__file__, "README.md.tmpl", fields)
