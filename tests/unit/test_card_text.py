@@ -59,7 +59,6 @@ def test_a_modules_templates_are_in_its_code_hash(tmp_path):
     template.write_text("# $title\n")
 
     def h(script):
-        provenance.module_closure.cache_clear()
         provenance.module_templates.cache_clear()
         return provenance.code_hash(script, tmp_path)
 
