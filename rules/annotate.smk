@@ -127,6 +127,8 @@ rule llm_identity:
         f"{WORK}/doubting/llm_identity.json",
     log:
         "logs/llm_identity.log",
+    benchmark:
+        "benchmarks/llm_identity.tsv"
     conda:
         "../envs/llm.yaml"
     params:

@@ -73,6 +73,8 @@ rule split_papers:
         report=f"{E44}/split.json",
     log:
         "logs/eval44b/split_papers.log",
+    benchmark:
+        "benchmarks/split_papers.tsv"
     # Reads and checks the 44b inputs: first, like validate_msmarco_inputs.
     priority: 100
     conda:
@@ -92,6 +94,8 @@ rule select_queries:
         report=f"{E44}/queries/report.json",
     log:
         "logs/eval44b/select_queries.log",
+    benchmark:
+        "benchmarks/select_queries.tsv"
     conda:
         "../envs/eval44b.yaml"
     params:
@@ -108,6 +112,8 @@ rule index_44b_miner_bm25:
         [f"{E44}/miners/bm25/{name}" for name in BM25_FILES],
     log:
         "logs/eval44b/index_44b_miner.bm25.log",
+    benchmark:
+        "benchmarks/index_44b_miner/bm25.tsv"
     conda:
         "../envs/eval44b.yaml"
     params:
@@ -145,6 +151,8 @@ rule mine_negatives:
         report=f"{E44}/mined/{{e44split}}.report.json",
     log:
         "logs/eval44b/mine_negatives.{e44split}.log",
+    benchmark:
+        "benchmarks/mine_negatives/{e44split}.tsv"
     conda:
         "../envs/eval44b.yaml"
     params:
@@ -208,6 +216,8 @@ rule score_arms:
         f"{E44}/arms/{{e44arm}}.json",
     log:
         "logs/eval44b/score_arms.{e44arm}.log",
+    benchmark:
+        "benchmarks/score_arms/{e44arm}.tsv"
     conda:
         "../envs/llm.yaml"
     params:
@@ -233,6 +243,8 @@ rule package_44b:
         **EVAL44B_STAGED,
     log:
         "logs/eval44b/package_44b.log",
+    benchmark:
+        "benchmarks/package_44b.tsv"
     conda:
         "../envs/eval44b.yaml"
     params:

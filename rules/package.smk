@@ -126,6 +126,8 @@ if DOUBTING_HUMAN_AUDIT:
             key=f"{WORK}/doubting/human_audit/key.json",
         log:
             "logs/human_audit_sheet.log",
+        benchmark:
+            "benchmarks/human_audit_sheet.tsv"
         conda:
             "../envs/core.yaml"
         params:
@@ -145,6 +147,8 @@ if DOUBTING_HUMAN_AUDIT:
             DOUBTING_HUMAN_AUDIT,
         log:
             "logs/human_audit_results.log",
+        benchmark:
+            "benchmarks/human_audit_results.tsv"
         conda:
             "../envs/core.yaml"
         params:
@@ -191,6 +195,8 @@ rule bm25_dev_run:
         f"{WORK}/doubting/bm25_dev.trec",
     log:
         "logs/bm25_dev_run.log",
+    benchmark:
+        "benchmarks/bm25_dev_run.tsv"
     conda:
         "../envs/retrieval.yaml"
     params:
@@ -208,6 +214,8 @@ rule release_gate:
         DOUBTING_FAILURES,
     log:
         "logs/release_gate.log",
+    benchmark:
+        "benchmarks/release_gate.tsv"
     conda:
         "../envs/core.yaml"
     params:
@@ -231,6 +239,8 @@ rule stage_release:
         [f"{DOUBTING_STAGED}/{rel}" for rel in _release_files()],
     log:
         "logs/stage_release.log",
+    benchmark:
+        "benchmarks/stage_release.tsv"
     conda:
         "../envs/core.yaml"
     params:

@@ -17,6 +17,8 @@ rule papers_store:
         STORES["papers44b"],
     log:
         "logs/papers_store.log",
+    benchmark:
+        "benchmarks/papers_store.tsv"
     conda:
         "../envs/retrieval.yaml"
     params:
