@@ -36,8 +36,8 @@ rule agent_search:
         **llm_job_params("agent_search"),
         settings=stage_settings("agent_search"),
         code=stage_code("agent_search"),
-        bm25_dir=lambda wildcards, input: os.path.dirname(input.bm25[0]),
-        dense_dir=lambda wildcards, input: os.path.dirname(input.dense[0]),
+        bm25_dir=input_folder("bm25"),
+        dense_dir=input_folder("dense"),
     script:
         "../workflow_scripts/agent_search.py"
 

@@ -12,6 +12,7 @@ from irdata.doubting.audit_ranking import OWN_RUNS as AUDIT_OWN_RUNS, run_files 
 from irdata.config_check import CONFIG_SECTIONS
 from irdata.doubting.stages import frozen_version_conflict as _frozen_version_conflict
 from irdata.provenance import code_hash as _code_hash
+from irdata.retrieval.layout import index_dir as _index_dir, index_files as _index_files
 from irdata.shard_files import shard_file as _shard_file, shard_files as _shard_files
 from irdata.shards import size_shard_count as _size_shard_count
 from irdata.stages import StageWiring
@@ -110,6 +111,18 @@ def stage_prompts(name):
     return lambda wildcards: STAGE.prompt_inputs(name, wildcards)
 
 
+# Params naming the folder of an input or output: functions of the job's files, so Snakemake records no value
+# of them (a param it records reruns its jobs when it changes; these follow their files anyway).
+def input_folder(name):
+    """The folder of the job's input `name` (a list of files in one folder, as an index)."""
+    return lambda wildcards, input: os.path.dirname(input[name][0])
+
+
+def output_folder(name=None):
+    """The folder of the job's output `name`, or of its first output."""
+    return lambda wildcards, output: os.path.dirname((output[name] if name else output)[0])
+
+
 def shard_paths(split, kind="ids", rule=None):
     """Every shard's file of one kind (irdata/shard_files.py), in shard order."""
     return _shard_files(WORK, kind, split, DOUBTING["shards"][split], rule)
@@ -145,35 +158,21 @@ def encode_shard_count(collection):
     return _size_shard_count(COLLECTION_SOURCES[collection], config["retrieval"]["dense"]["encode_shard_mb"])
 
 
-# Indexes are folders, declared by their files rather than as directory() outputs: Snakemake keeps
-# checksums of files, so a touched index (a copy, a checkout) reruns nothing downstream.
-BM25_FILES = [
-    "settings.json",
-    "ids.arrow",
-    "vocab.arrow",
-    "params.index.json",
-    "vocab.index.json",
-    "data.csc.index.npy",
-    "indices.csc.index.npy",
-    "indptr.csc.index.npy",
-]
-DENSE_FILES = ["settings.json", "ids.arrow", "index.faiss"]
-
-
+# Indexes are folders, declared by their files (irdata/retrieval/layout.py).
 def dense_index_dir(collection):
-    return f"{WORK}/index/{collection}/dense"
+    return _index_dir(collection, "dense")
 
 
 def bm25_index_dir(collection):
-    return f"{WORK}/index/{collection}/bm25"
+    return _index_dir(collection, "bm25")
 
 
 def bm25_index_files(collection):
-    return [f"{bm25_index_dir(collection)}/{name}" for name in BM25_FILES]
+    return _index_files(bm25_index_dir(collection), "bm25")
 
 
 def dense_index_files(collection):
-    return [f"{dense_index_dir(collection)}/{name}" for name in DENSE_FILES]
+    return _index_files(dense_index_dir(collection), "dense")
 
 
 def encoded_shards(wildcards, ext):

@@ -33,8 +33,8 @@ rule downstream_training_set:
     params:
         settings=stage_settings("downstream_training_set"),
         code=stage_code("downstream_training_set"),
-        bm25_dir=lambda wildcards, input: os.path.dirname(input.bm25[0]),
-        dense_dir=lambda wildcards, input: os.path.dirname(input.dense[0]),
+        bm25_dir=input_folder("bm25"),
+        dense_dir=input_folder("dense"),
     script:
         "../workflow_scripts/downstream_training_set.py"
 
@@ -57,7 +57,7 @@ rule downstream_train:
     params:
         settings=stage_settings("downstream_train"),
         code=stage_code("downstream_train"),
-        model_dir=lambda wildcards, output: os.path.dirname(output.model[0]),
+        model_dir=output_folder("model"),
     script:
         "../workflow_scripts/downstream_train.py"
 

@@ -87,8 +87,8 @@ if DOUBTING["audit"]["qrels"]:
         params:
             settings=stage_settings("audit_runs"),
             code=stage_code("audit_runs"),
-            bm25_dir=lambda wildcards, input: os.path.dirname(input.bm25[0]),
-            dense_dir=lambda wildcards, input: os.path.dirname(input.dense[0]),
+            bm25_dir=input_folder("bm25"),
+            dense_dir=input_folder("dense"),
         script:
             "../workflow_scripts/audit_runs.py"
 
@@ -202,7 +202,7 @@ rule bm25_dev_run:
     params:
         settings=stage_settings("bm25_dev_run"),
         code=stage_code("bm25_dev_run"),
-        bm25_dir=lambda wildcards, input: os.path.dirname(input.bm25[0]),
+        bm25_dir=input_folder("bm25"),
     script:
         "../workflow_scripts/bm25_dev_run.py"
 

@@ -42,7 +42,7 @@ rule index_bm25:
     params:
         settings=stage_settings("index_bm25"),
         code=stage_code("index_bm25"),
-        index_dir=lambda wildcards, output: os.path.dirname(output[0]),
+        index_dir=output_folder(),
     script:
         "../workflow_scripts/index_bm25.py"
 
@@ -83,7 +83,7 @@ rule index_dense:
         "../envs/retrieval.yaml"
     threads: 8  # faiss's HNSW build is multi-threaded; capped by --cores
     params:
-        index_dir=lambda wildcards, output: os.path.dirname(output[0]),
+        index_dir=output_folder(),
         settings=stage_settings("index_dense"),
         code=stage_code("index_dense"),
     script:
