@@ -17,17 +17,15 @@ from irdata.shard_files import shard_file as _shard_file, shard_files as _shard_
 from irdata.shards import size_shard_count as _size_shard_count
 from irdata.stages import StageWiring
 from irdata.workdir import WORK, resolve_config_inputs, workflow_file as _workflow_file
-from irdata.doubting.release_files import DATA_FILES as _DS_DATA_FILES, TREC_STRICT as _DS_TREC_STRICT
+from irdata.doubting.release_files import DATA_FILES as _DS_DATA_FILES
+from irdata.downstream import wiring as _ds
 from irdata.downstream.stages import (
     ARMS as _DS_ARMS,
     DS,
     RESULT as DS_RESULT,
     MODELS as _DS_MODELS,
     collections as _ds_collections,
-    eval_sets as _ds_eval_sets,
-    model_dir as _ds_model_dir,
 )
-from irdata.eval44b.finetune import MODEL_FILES as _FT_MODEL_FILES
 
 # Config sections, each validated against schemas/<section>.schema.yaml (defaults filled in; a mistake was
 # reported in a few lines by the Snakefile's check_config already).
@@ -228,57 +226,42 @@ def release_downstream(wildcards):
     return {"downstream": DS_RESULT} if DOUBTING["downstream"]["enabled"] else {}
 
 
-# The downstream comparison (rules/downstream.smk)
+# The downstream comparison (rules/downstream.smk): what irdata/downstream/wiring.py computes, by wildcards
 DS_BASES = DOUBTING["downstream"]["base_models"]
 DS_COLLECTIONS = _ds_collections(config)
-DS_BEIR = {f"beir_{s['name']}": s for s in _ds_eval_sets(config)}
+DS_EVALUATIONS = _ds.evaluations(config)
+DS_TRAININGS = _ds.trainings(config)
+
+
+def ds_beir_files(wildcards):
+    return _ds.beir_files(config, wildcards.dscoll)
 
 
 def ds_store(wildcards):
-    return STORES["msmarco"] if wildcards.dscoll == "msmarco" else f"{DS}/beir/{wildcards.dscoll}/passages.arrow"
+    return _ds.store(wildcards.dscoll, STORES["msmarco"])
 
 
-def ds_shard_count(dscoll):
-    """Encoding jobs of an evaluation collection: as encode_passages sizes them (its source file's size)."""
-    if dscoll == "msmarco":
-        return encode_shard_count("msmarco")
-    return _size_shard_count(
-        Path(DS_BEIR[dscoll]["path"]) / "corpus.jsonl", config["retrieval"]["dense"]["encode_shard_mb"]
-    )
+def ds_shard_count(wildcards):
+    return _ds.shard_count(config, wildcards.dscoll, COLLECTION_SOURCES["msmarco"])
 
 
 def ds_model_inputs(wildcards):
-    """A trained model's files and its training report; the base model is no file of the workflow."""
-    if wildcards.dsmodel == "base":
-        return {}
-    folder = _ds_model_dir(wildcards.dsbase, wildcards.dsmodel)
-    return {"model": [f"{folder}/{name}" for name in _FT_MODEL_FILES["bi_encoder"]], "training": f"{folder}.train.json"}
+    return _ds.model_inputs(wildcards.dsbase, wildcards.dsmodel)
 
 
 def ds_encoded(wildcards, ext):
-    folder = f"{DS}/encoded/{wildcards.dsbase}/{wildcards.dsmodel}/{wildcards.dscoll}"
-    return [f"{folder}/{i:04d}.{ext}" for i in range(ds_shard_count(wildcards.dscoll))]
+    return _ds.encoded(wildcards.dsbase, wildcards.dsmodel, wildcards.dscoll, ds_shard_count(wildcards), ext)
 
 
 def ds_qrels_sets(wildcards):
-    """The qrels files evaluated on a collection, by set name, with the lowest relevant grade of each."""
-    if wildcards.dscoll == "msmarco":
-        return {
-            "msmarco_release_strict": (f"{DOUBTING_ASSEMBLED}/{_DS_TREC_STRICT}", 2),
-            "msmarco_official": (DOUBTING_CHECKED["dev_qrels"], 1),
-        }
-    return {DS_BEIR[wildcards.dscoll]["name"]: (f"{DS}/beir/{wildcards.dscoll}/qrels.trec", 1)}
+    return _ds.qrels_sets(config, wildcards.dscoll, DOUBTING_ASSEMBLED, DOUBTING_CHECKED["dev_qrels"])
+
+
+def ds_qrels_grades(wildcards):
+    return _ds.qrels_grades(ds_qrels_sets(wildcards))
 
 
 def ds_evaluate_inputs(wildcards):
-    beir = f"{DS}/beir/{wildcards.dscoll}"
-    queries = QUERIES["dev"] if wildcards.dscoll == "msmarco" else f"{beir}/queries.tsv"
-    return {
-        "queries": queries,
-        **{name: path for name, (path, _) in ds_qrels_sets(wildcards).items()},
-        **ds_model_inputs(wildcards),
-    }
-
-
-DS_EVALUATIONS = [(b, m, c) for b in DS_BASES for m in _DS_MODELS for c in DS_COLLECTIONS]
-DS_TRAININGS = [(b, a) for b in DS_BASES for a in _DS_ARMS]
+    return _ds.evaluate_inputs(
+        wildcards.dsbase, wildcards.dsmodel, wildcards.dscoll, QUERIES["dev"], ds_qrels_sets(wildcards)
+    )

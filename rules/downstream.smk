@@ -45,8 +45,8 @@ rule downstream_train:
         queries=QUERIES["train"],
         store=STORES["msmarco"],
     output:
-        model=[f"{DS}/models/{{dsbase}}/{{dsarm}}/{name}" for name in _FT_MODEL_FILES["bi_encoder"]],
-        report=f"{DS}/models/{{dsbase}}/{{dsarm}}.train.json",
+        model=_ds.model_files("{dsbase}", "{dsarm}"),
+        report=_ds.training_report("{dsbase}", "{dsarm}"),
     log:
         "logs/downstream/train/{dsbase}.{dsarm}.log",
     benchmark:
@@ -64,9 +64,7 @@ rule downstream_train:
 
 rule downstream_beir_inputs:
     input:
-        corpus=lambda wildcards: f"{DS_BEIR[wildcards.dscoll]['path']}/corpus.jsonl",
-        queries=lambda wildcards: f"{DS_BEIR[wildcards.dscoll]['path']}/queries.jsonl",
-        qrels=lambda wildcards: f"{DS_BEIR[wildcards.dscoll]['path']}/qrels/{DS_BEIR[wildcards.dscoll]['split']}.tsv",
+        unpack(ds_beir_files),
     output:
         store=f"{DS}/beir/{{dscoll}}/passages.arrow",
         queries=f"{DS}/beir/{{dscoll}}/queries.tsv",
@@ -102,7 +100,7 @@ rule downstream_encode:
     params:
         settings=stage_settings("downstream_encode"),
         code=stage_code("downstream_encode"),
-        shards=lambda wildcards: ds_shard_count(wildcards.dscoll),
+        shards=ds_shard_count,
     script:
         "../workflow_scripts/downstream_encode.py"
 
@@ -125,7 +123,7 @@ rule downstream_evaluate:
     params:
         settings=stage_settings("downstream_evaluate"),
         code=stage_code("downstream_evaluate"),
-        qrels_sets=lambda wildcards: {name: grade for name, (_, grade) in ds_qrels_sets(wildcards).items()},
+        qrels_sets=ds_qrels_grades,
     script:
         "../workflow_scripts/downstream_evaluate.py"
 
