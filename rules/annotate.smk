@@ -3,7 +3,7 @@
 # (irdata/annotate/stages.py); the rules pass exactly that as the `settings` param,
 # so servers, timeouts and concurrency, which change no answer, rerun nothing. Every job journals its
 # LLM calls outside its outputs (llm.journal_dir): a rerun repeats no completed call, and the `retry`
-# param reruns a job whose last run left retryable failures (irdata/annotate/common.py).
+# param reruns a job whose last run left retryable failures (irdata/annotate/retry.py).
 SHARD = shard_path("ids")
 
 
@@ -34,8 +34,8 @@ rule agent_search:
         llm_slots=1,
     params:
         **stage_params("agent_search"),
-        bm25_dir=lambda wildcards, input: os.path.dirname(input.bm25[0]),
-        dense_dir=lambda wildcards, input: os.path.dirname(input.dense[0]),
+        bm25_dir=input_folder("bm25"),
+        dense_dir=input_folder("dense"),
     script:
         "../workflow_scripts/agent_search.py"
 
@@ -119,6 +119,8 @@ rule llm_identity:
         f"{WORK}/doubting/llm_identity.json",
     log:
         "logs/llm_identity.log",
+    benchmark:
+        "benchmarks/llm_identity.tsv"
     conda:
         "../envs/llm.yaml"
     params:

@@ -13,21 +13,20 @@ from irdata.logs import TRACEBACK_ENV as _TRACEBACK_ENV
 from irdata.doubting.audit_ranking import OWN_RUNS as AUDIT_OWN_RUNS, run_files as _audit_run_files
 from irdata.config_check import CONFIG_SECTIONS
 from irdata.doubting.stages import frozen_version_conflict as _frozen_version_conflict
+from irdata.retrieval.layout import index_dir as _index_dir, index_files as _index_files
 from irdata.shard_files import shard_file as _shard_file, shard_files as _shard_files
 from irdata.shards import size_shard_count as _size_shard_count
 from irdata.stages import StageWiring
 from irdata.workdir import WORK, resolve_config_inputs, workflow_file as _workflow_file
-from irdata.doubting.release_files import DATA_FILES as _DS_DATA_FILES, TREC_STRICT as _DS_TREC_STRICT
+from irdata.doubting.release_files import DATA_FILES as _DS_DATA_FILES
+from irdata.downstream import wiring as _ds
 from irdata.downstream.stages import (
     ARMS as _DS_ARMS,
     DS,
     RESULT as DS_RESULT,
     MODELS as _DS_MODELS,
     collections as _ds_collections,
-    eval_sets as _ds_eval_sets,
-    model_dir as _ds_model_dir,
 )
-from irdata.eval44b.finetune import MODEL_FILES as _FT_MODEL_FILES
 
 # Config sections, each validated against schemas/<section>.schema.yaml (defaults filled in; a mistake was
 # reported in a few lines by the Snakefile's check_config already).
@@ -115,6 +114,18 @@ def stage_prompts(name):
     return lambda wildcards: STAGE.prompt_inputs(name, wildcards)
 
 
+# Params naming the folder of an input or output: functions of the job's files, so Snakemake records no value
+# of them (a param it records reruns its jobs when it changes; these follow their files anyway).
+def input_folder(name):
+    """The folder of the job's input `name` (a list of files in one folder, as an index)."""
+    return lambda wildcards, input: os.path.dirname(input[name][0])
+
+
+def output_folder(name=None):
+    """The folder of the job's output `name`, or of its first output."""
+    return lambda wildcards, output: os.path.dirname((output[name] if name else output)[0])
+
+
 def shard_paths(split, kind="ids", rule=None):
     """Every shard's file of one kind (irdata/shard_files.py), in shard order."""
     return _shard_files(WORK, kind, split, DOUBTING["shards"][split], rule)
@@ -150,35 +161,21 @@ def encode_shard_count(collection):
     return _size_shard_count(COLLECTION_SOURCES[collection], config["retrieval"]["dense"]["encode_shard_mb"])
 
 
-# Indexes are folders, declared by their files rather than as directory() outputs: Snakemake keeps
-# checksums of files, so a touched index (a copy, a checkout) reruns nothing downstream.
-BM25_FILES = [
-    "settings.json",
-    "ids.arrow",
-    "vocab.arrow",
-    "params.index.json",
-    "vocab.index.json",
-    "data.csc.index.npy",
-    "indices.csc.index.npy",
-    "indptr.csc.index.npy",
-]
-DENSE_FILES = ["settings.json", "ids.arrow", "index.faiss"]
-
-
+# Indexes are folders, declared by their files (irdata/retrieval/layout.py).
 def dense_index_dir(collection):
-    return f"{WORK}/index/{collection}/dense"
+    return _index_dir(collection, "dense")
 
 
 def bm25_index_dir(collection):
-    return f"{WORK}/index/{collection}/bm25"
+    return _index_dir(collection, "bm25")
 
 
 def bm25_index_files(collection):
-    return [f"{bm25_index_dir(collection)}/{name}" for name in BM25_FILES]
+    return _index_files(bm25_index_dir(collection), "bm25")
 
 
 def dense_index_files(collection):
-    return [f"{dense_index_dir(collection)}/{name}" for name in DENSE_FILES]
+    return _index_files(dense_index_dir(collection), "dense")
 
 
 def encoded_shards(wildcards, ext):
@@ -224,57 +221,42 @@ def release_downstream(wildcards):
     return {"downstream": DS_RESULT} if DOUBTING["downstream"]["enabled"] else {}
 
 
-# The downstream comparison (rules/downstream.smk)
+# The downstream comparison (rules/downstream.smk): what irdata/downstream/wiring.py computes, by wildcards
 DS_BASES = DOUBTING["downstream"]["base_models"]
 DS_COLLECTIONS = _ds_collections(config)
-DS_BEIR = {f"beir_{s['name']}": s for s in _ds_eval_sets(config)}
+DS_EVALUATIONS = _ds.evaluations(config)
+DS_TRAININGS = _ds.trainings(config)
+
+
+def ds_beir_files(wildcards):
+    return _ds.beir_files(config, wildcards.dscoll)
 
 
 def ds_store(wildcards):
-    return STORES["msmarco"] if wildcards.dscoll == "msmarco" else f"{DS}/beir/{wildcards.dscoll}/passages.arrow"
+    return _ds.store(wildcards.dscoll, STORES["msmarco"])
 
 
-def ds_shard_count(dscoll):
-    """Encoding jobs of an evaluation collection: as encode_passages sizes them (its source file's size)."""
-    if dscoll == "msmarco":
-        return encode_shard_count("msmarco")
-    return _size_shard_count(
-        Path(DS_BEIR[dscoll]["path"]) / "corpus.jsonl", config["retrieval"]["dense"]["encode_shard_mb"]
-    )
+def ds_shard_count(wildcards):
+    return _ds.shard_count(config, wildcards.dscoll, COLLECTION_SOURCES["msmarco"])
 
 
 def ds_model_inputs(wildcards):
-    """A trained model's files and its training report; the base model is no file of the workflow."""
-    if wildcards.dsmodel == "base":
-        return {}
-    folder = _ds_model_dir(wildcards.dsbase, wildcards.dsmodel)
-    return {"model": [f"{folder}/{name}" for name in _FT_MODEL_FILES["bi_encoder"]], "training": f"{folder}.train.json"}
+    return _ds.model_inputs(wildcards.dsbase, wildcards.dsmodel)
 
 
 def ds_encoded(wildcards, ext):
-    folder = f"{DS}/encoded/{wildcards.dsbase}/{wildcards.dsmodel}/{wildcards.dscoll}"
-    return [f"{folder}/{i:04d}.{ext}" for i in range(ds_shard_count(wildcards.dscoll))]
+    return _ds.encoded(wildcards.dsbase, wildcards.dsmodel, wildcards.dscoll, ds_shard_count(wildcards), ext)
 
 
 def ds_qrels_sets(wildcards):
-    """The qrels files evaluated on a collection, by set name, with the lowest relevant grade of each."""
-    if wildcards.dscoll == "msmarco":
-        return {
-            "msmarco_release_strict": (f"{DOUBTING_ASSEMBLED}/{_DS_TREC_STRICT}", 2),
-            "msmarco_official": (DOUBTING_CHECKED["dev_qrels"], 1),
-        }
-    return {DS_BEIR[wildcards.dscoll]["name"]: (f"{DS}/beir/{wildcards.dscoll}/qrels.trec", 1)}
+    return _ds.qrels_sets(config, wildcards.dscoll, DOUBTING_ASSEMBLED, DOUBTING_CHECKED["dev_qrels"])
+
+
+def ds_qrels_grades(wildcards):
+    return _ds.qrels_grades(ds_qrels_sets(wildcards))
 
 
 def ds_evaluate_inputs(wildcards):
-    beir = f"{DS}/beir/{wildcards.dscoll}"
-    queries = QUERIES["dev"] if wildcards.dscoll == "msmarco" else f"{beir}/queries.tsv"
-    return {
-        "queries": queries,
-        **{name: path for name, (path, _) in ds_qrels_sets(wildcards).items()},
-        **ds_model_inputs(wildcards),
-    }
-
-
-DS_EVALUATIONS = [(b, m, c) for b in DS_BASES for m in _DS_MODELS for c in DS_COLLECTIONS]
-DS_TRAININGS = [(b, a) for b in DS_BASES for a in _DS_ARMS]
+    return _ds.evaluate_inputs(
+        wildcards.dsbase, wildcards.dsmodel, wildcards.dscoll, QUERIES["dev"], ds_qrels_sets(wildcards)
+    )

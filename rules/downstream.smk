@@ -32,8 +32,8 @@ rule downstream_training_set:
     threads: 2
     params:
         **stage_params("downstream_training_set"),
-        bm25_dir=lambda wildcards, input: os.path.dirname(input.bm25[0]),
-        dense_dir=lambda wildcards, input: os.path.dirname(input.dense[0]),
+        bm25_dir=input_folder("bm25"),
+        dense_dir=input_folder("dense"),
     script:
         "../workflow_scripts/downstream_training_set.py"
 
@@ -44,8 +44,8 @@ rule downstream_train:
         queries=QUERIES["train"],
         store=STORES["msmarco"],
     output:
-        model=[f"{DS}/models/{{dsbase}}/{{dsarm}}/{name}" for name in _FT_MODEL_FILES["bi_encoder"]],
-        report=f"{DS}/models/{{dsbase}}/{{dsarm}}.train.json",
+        model=_ds.model_files("{dsbase}", "{dsarm}"),
+        report=_ds.training_report("{dsbase}", "{dsarm}"),
     log:
         "logs/downstream/train/{dsbase}.{dsarm}.log",
     benchmark:
@@ -55,16 +55,14 @@ rule downstream_train:
     threads: DOUBTING["downstream"]["threads"]
     params:
         **stage_params("downstream_train"),
-        model_dir=lambda wildcards, output: os.path.dirname(output.model[0]),
+        model_dir=output_folder("model"),
     script:
         "../workflow_scripts/downstream_train.py"
 
 
 rule downstream_beir_inputs:
     input:
-        corpus=lambda wildcards: f"{DS_BEIR[wildcards.dscoll]['path']}/corpus.jsonl",
-        queries=lambda wildcards: f"{DS_BEIR[wildcards.dscoll]['path']}/queries.jsonl",
-        qrels=lambda wildcards: f"{DS_BEIR[wildcards.dscoll]['path']}/qrels/{DS_BEIR[wildcards.dscoll]['split']}.tsv",
+        unpack(ds_beir_files),
     output:
         store=f"{DS}/beir/{{dscoll}}/passages.arrow",
         queries=f"{DS}/beir/{{dscoll}}/queries.tsv",
@@ -98,7 +96,7 @@ rule downstream_encode:
     threads: DOUBTING["downstream"]["threads"]
     params:
         **stage_params("downstream_encode"),
-        shards=lambda wildcards: ds_shard_count(wildcards.dscoll),
+        shards=ds_shard_count,
     script:
         "../workflow_scripts/downstream_encode.py"
 
@@ -120,7 +118,7 @@ rule downstream_evaluate:
     threads: DOUBTING["downstream"]["threads"]
     params:
         **stage_params("downstream_evaluate"),
-        qrels_sets=lambda wildcards: {name: grade for name, (_, grade) in ds_qrels_sets(wildcards).items()},
+        qrels_sets=ds_qrels_grades,
     script:
         "../workflow_scripts/downstream_evaluate.py"
 

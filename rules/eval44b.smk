@@ -3,59 +3,20 @@
 # Stage (irdata/eval44b/stages.py).
 import re
 
-from irdata.eval44b.finetune import MODEL_FILES as E44_MODEL_FILES
-from irdata.eval44b.stages import (
-    E44,
-    FINETUNED_ARMS as E44_FINETUNED,
-    arms as _e44_arms,
-    miner_has_own_index as _miner_has_own_index,
-    model_dir as _e44_model_dir,
-)
+from irdata.eval44b import wiring as _e44
+from irdata.eval44b.split import SPLITS as E44_SPLITS
+from irdata.eval44b.stages import E44, arms as _e44_arms
 
 EVAL44B = config["eval44b"]
-E44_SPLITS = ["train", "val", "test"]
 # the release as package_44b stages it; publish_44b publishes it at eval44b.release (one folder, swapped in
 # whole and not a Snakemake output, like the Doubting release: rules/package.smk)
-E44_STAGED = f"{E44}/release"
-EVAL44B_STAGED = {
-    "test": f"{E44_STAGED}/test.jsonl",
-    "results": f"{E44_STAGED}/results.jsonl",
-    "ranks": f"{E44_STAGED}/ranks.jsonl",
-    "manifest": f"{E44_STAGED}/manifest.json",
-    "train_pairs": f"{E44_STAGED}/train_pairs.jsonl",
-    "val_pairs": f"{E44_STAGED}/val_pairs.jsonl",
-    "card": f"{E44_STAGED}/README.md",
-    "croissant": f"{E44_STAGED}/croissant.json",
-    "sums": f"{E44_STAGED}/SHA256SUMS",
-}
-# A miner with the retrieval section's settings searches the shared papers44b index (rules/retrieval.smk);
-# one with its own settings gets an index of its own (rule index_44b_miner_<kind>).
-E44_MINER_INDEX = {
-    "bm25": (
-        [f"{E44}/miners/bm25/{name}" for name in BM25_FILES]
-        if _miner_has_own_index(config, "bm25")
-        else bm25_index_files("papers44b")
-    ),
-    "dense": (
-        [f"{E44}/miners/dense/{name}" for name in DENSE_FILES]
-        if _miner_has_own_index(config, "dense")
-        else dense_index_files("papers44b")
-    ),
-}
-# The fine-tuned arms: trained by rule fine_tune_44b_<kind> into work/eval44b/models/<kind>/.
-E44_MODEL_DIR = {kind: _e44_model_dir(kind) for kind in E44_FINETUNED.values()}
-E44_MODEL_OUT = {kind: [f"{E44_MODEL_DIR[kind]}/{name}" for name in E44_MODEL_FILES[kind]] for kind in E44_MODEL_DIR}
+EVAL44B_STAGED = _e44.staged_release()
 # the scored arms: retrieval and fine-tuned arms, then cross-encoders, then the LLM
 EVAL44B_ARMS = _e44_arms(config)
-# a fine-tuned arm's inputs: its model's files and its training report
-E44_ARM_MODEL = {
-    arm: {"model": E44_MODEL_OUT[kind], "training": f"{E44_MODEL_DIR[kind]}.train.json"}
-    for arm, kind in E44_FINETUNED.items()
-}
 
 
 wildcard_constraints:
-    e44split="train|val|test",
+    e44split="|".join(E44_SPLITS),
     e44arm="|".join(re.escape(arm) for arm in EVAL44B_ARMS) or "none",
 
 
@@ -70,6 +31,8 @@ rule split_papers:
         report=f"{E44}/split.json",
     log:
         "logs/eval44b/split_papers.log",
+    benchmark:
+        "benchmarks/split_papers.tsv"
     # Reads and checks the 44b inputs: first, like validate_msmarco_inputs.
     priority: 100
     conda:
@@ -84,10 +47,12 @@ rule select_queries:
     input:
         reviews=rules.split_papers.output.reviews,
     output:
-        **{split: f"{E44}/queries/{split}.jsonl" for split in E44_SPLITS},
+        **_e44.query_files(E44_SPLITS),
         report=f"{E44}/queries/report.json",
     log:
         "logs/eval44b/select_queries.log",
+    benchmark:
+        "benchmarks/select_queries.tsv"
     conda:
         "../envs/eval44b.yaml"
     params:
@@ -100,22 +65,24 @@ rule index_44b_miner_bm25:
     input:
         collection=STORES["papers44b"],
     output:
-        [f"{E44}/miners/bm25/{name}" for name in BM25_FILES],
+        _e44.miner_own_index_files("bm25"),
     log:
         "logs/eval44b/index_44b_miner.bm25.log",
+    benchmark:
+        "benchmarks/index_44b_miner/bm25.tsv"
     conda:
         "../envs/eval44b.yaml"
     params:
         **stage_params("index_44b_miner_bm25"),
         kind="bm25",
-        index_dir=lambda wildcards, output: os.path.dirname(output[0]),
+        index_dir=output_folder(),
     script:
         "../workflow_scripts/index_44b_miner.py"
 
 
 use rule index_44b_miner_bm25 as index_44b_miner_dense with:
     output:
-        [f"{E44}/miners/dense/{name}" for name in DENSE_FILES],
+        _e44.miner_own_index_files("dense"),
     log:
         "logs/eval44b/index_44b_miner.dense.log",
     benchmark:
@@ -124,26 +91,27 @@ use rule index_44b_miner_bm25 as index_44b_miner_dense with:
     params:
         **stage_params("index_44b_miner_dense"),
         kind="dense",
-        index_dir=lambda wildcards, output: os.path.dirname(output[0]),
 
 
 rule mine_negatives:
     input:
         queries=f"{E44}/queries/{{e44split}}.jsonl",
         papers=rules.split_papers.output.papers,
-        bm25=E44_MINER_INDEX["bm25"],
-        dense=E44_MINER_INDEX["dense"],
+        bm25=_e44.miner_index_files(config, "bm25"),
+        dense=_e44.miner_index_files(config, "dense"),
     output:
         mined=f"{E44}/mined/{{e44split}}.jsonl",
         report=f"{E44}/mined/{{e44split}}.report.json",
     log:
         "logs/eval44b/mine_negatives.{e44split}.log",
+    benchmark:
+        "benchmarks/mine_negatives/{e44split}.tsv"
     conda:
         "../envs/eval44b.yaml"
     params:
         **stage_params("mine_negatives"),
-        bm25=lambda wildcards, input: os.path.dirname(input.bm25[0]),
-        dense=lambda wildcards, input: os.path.dirname(input.dense[0]),
+        bm25=input_folder("bm25"),
+        dense=input_folder("dense"),
     script:
         "../workflow_scripts/mine_negatives.py"
 
@@ -156,8 +124,8 @@ rule fine_tune_44b_cross_encoder:
         val_queries=f"{E44}/queries/val.jsonl",
         collection=rules.split_papers.output.collection,
     output:
-        model=E44_MODEL_OUT["cross_encoder"],
-        report=f"{E44_MODEL_DIR['cross_encoder']}.train.json",
+        model=_e44.model_files("cross_encoder"),
+        report=_e44.training_report("cross_encoder"),
     log:
         "logs/eval44b/fine_tune_44b.cross_encoder.log",
     benchmark:
@@ -168,15 +136,15 @@ rule fine_tune_44b_cross_encoder:
     params:
         **stage_params("fine_tune_44b_cross_encoder"),
         kind="cross_encoder",
-        model_dir=lambda wildcards, output: os.path.dirname(output.model[0]),
+        model_dir=output_folder("model"),
     script:
         "../workflow_scripts/fine_tune_44b.py"
 
 
 use rule fine_tune_44b_cross_encoder as fine_tune_44b_bi_encoder with:
     output:
-        model=E44_MODEL_OUT["bi_encoder"],
-        report=f"{E44_MODEL_DIR['bi_encoder']}.train.json",
+        model=_e44.model_files("bi_encoder"),
+        report=_e44.training_report("bi_encoder"),
     log:
         "logs/eval44b/fine_tune_44b.bi_encoder.log",
     benchmark:
@@ -184,13 +152,12 @@ use rule fine_tune_44b_cross_encoder as fine_tune_44b_bi_encoder with:
     params:
         **stage_params("fine_tune_44b_bi_encoder"),
         kind="bi_encoder",
-        model_dir=lambda wildcards, output: os.path.dirname(output.model[0]),
 
 
 rule score_arms:
     input:
         unpack(stage_prompts("score_arms")),
-        unpack(lambda wildcards: E44_ARM_MODEL.get(wildcards.e44arm, {})),
+        unpack(lambda wildcards: _e44.arm_model_inputs(wildcards.e44arm)),
         mined=f"{E44}/mined/test.jsonl",
         queries=f"{E44}/queries/test.jsonl",
         collection=rules.split_papers.output.collection,
@@ -198,6 +165,8 @@ rule score_arms:
         f"{E44}/arms/{{e44arm}}.json",
     log:
         "logs/eval44b/score_arms.{e44arm}.log",
+    benchmark:
+        "benchmarks/score_arms/{e44arm}.tsv"
     conda:
         "../envs/llm.yaml"
     params:
@@ -208,8 +177,7 @@ rule score_arms:
 
 rule package_44b:
     input:
-        **{f"mined_{split}": f"{E44}/mined/{split}.jsonl" for split in E44_SPLITS},
-        **{f"report_{split}": f"{E44}/mined/{split}.report.json" for split in E44_SPLITS},
+        **_e44.mined_files(E44_SPLITS),
         raw_papers=EVAL44B["papers"],
         raw_reviews=EVAL44B["reviews"],
         papers=rules.split_papers.output.papers,
@@ -220,6 +188,8 @@ rule package_44b:
         **EVAL44B_STAGED,
     log:
         "logs/eval44b/package_44b.log",
+    benchmark:
+        "benchmarks/package_44b.tsv"
     conda:
         "../envs/eval44b.yaml"
     params:

@@ -8,11 +8,10 @@
 # from the staged release with -R package. Formats of the per-shard files: workflow_scripts/irdata/shard_files.py.
 
 from irdata.doubting.assemble import assembled_files as _assembled_files
-from irdata.doubting.gate import AUDIT_SPLIT as _AUDIT_SPLIT, STAGES as _GATED_RULES, input_name as _gate_input
 from irdata.doubting.manifest import code_files as _code_files
 from irdata.doubting.package import release_files as _release_files
 from irdata.doubting.human_audit import sheet_inputs as _human_audit_sheet_inputs
-from irdata.shard_files import SPLIT_FILES as _SPLIT_FILES, rule_splits as _rule_splits
+from irdata.doubting import wiring as _doubting
 
 DOUBTING_ASSEMBLED = f"{WORK}/doubting/assembled"
 DOUBTING_STAGED = f"{WORK}/doubting/release"
@@ -24,20 +23,15 @@ HUMAN_AUDIT_SHEET_INPUTS = _human_audit_sheet_inputs(
     DOUBTING["audit"]["human"]["split"], DOUBTING_ASSEMBLED, DOUBTING_CHECKED, QUERIES
 )
 # the per-shard LLM rules (the audit, when configured, is one job of its own)
-_LLM_RULES = [name for name in _GATED_RULES if _rule_splits(name)]
+_LLM_RULES = _doubting.llm_rules()
 DOUBTING_AUDIT_STATS = f"{WORK}/doubting/stats/audit_labels/audit.json"
 # code, prompt, env and schema files whose sha256 MANIFEST.json records (irdata.doubting.manifest)
-DOUBTING_PROMPTS = sorted(
-    {path for name in _LLM_RULES for split in _rule_splits(name) for path in STAGE.prompt_paths(name, {"split": split})}
-)
+DOUBTING_PROMPTS = _doubting.prompt_paths(STAGE, _LLM_RULES)
 DOUBTING_CODE_FILES = _code_files(workflow.basedir, DOUBTING_PROMPTS)
 # the stats file of every LLM job, by rule and split (the release gate's inputs)
-LLM_JOB_STATS = {
-    _gate_input(name, split): shard_paths(split, "stats", name) for name in _LLM_RULES for split in _rule_splits(name)
-}
-if DOUBTING["audit"]["qrels"]:
-    LLM_JOB_STATS[_gate_input("audit_labels", _AUDIT_SPLIT)] = [DOUBTING_AUDIT_STATS]
-
+LLM_JOB_STATS = _doubting.llm_job_stats(
+    shard_paths, _LLM_RULES, DOUBTING_AUDIT_STATS if DOUBTING["audit"]["qrels"] else None
+)
 
 if DOUBTING["audit"]["qrels"]:
 
@@ -82,8 +76,8 @@ if DOUBTING["audit"]["qrels"]:
         threads: 2
         params:
             **stage_params("audit_runs"),
-            bm25_dir=lambda wildcards, input: os.path.dirname(input.bm25[0]),
-            dense_dir=lambda wildcards, input: os.path.dirname(input.dense[0]),
+            bm25_dir=input_folder("bm25"),
+            dense_dir=input_folder("dense"),
         script:
             "../workflow_scripts/audit_runs.py"
 
@@ -120,6 +114,8 @@ if DOUBTING_HUMAN_AUDIT:
             key=f"{WORK}/doubting/human_audit/key.json",
         log:
             "logs/human_audit_sheet.log",
+        benchmark:
+            "benchmarks/human_audit_sheet.tsv"
         conda:
             "../envs/core.yaml"
         params:
@@ -138,6 +134,8 @@ if DOUBTING_HUMAN_AUDIT:
             DOUBTING_HUMAN_AUDIT,
         log:
             "logs/human_audit_results.log",
+        benchmark:
+            "benchmarks/human_audit_results.tsv"
         conda:
             "../envs/core.yaml"
         params:
@@ -149,14 +147,10 @@ if DOUBTING_HUMAN_AUDIT:
 rule assemble:
     input:
         **DOUBTING_IDS,
-        **{
-            f"{split}_{kind}": shard_paths(split, kind)
-            for split, kinds in _SPLIT_FILES.items()
-            for kind in ("ids", *kinds)
-        },
+        **_doubting.assemble_shard_inputs(shard_paths),
         train_qrels=DOUBTING_CHECKED["train_qrels"],
         dev_qrels=DOUBTING_CHECKED["dev_qrels"],
-        batch_files=[b["query_ids_file"] for s in ("train", "dev") for b in DOUBTING_BATCHES[s].get("batches", [])],
+        batch_files=_doubting.batch_files(DOUBTING_BATCHES),
     output:
         [f"{DOUBTING_ASSEMBLED}/{rel}" for rel in _assembled_files()],
     log:
@@ -182,11 +176,13 @@ rule bm25_dev_run:
         f"{WORK}/doubting/bm25_dev.trec",
     log:
         "logs/bm25_dev_run.log",
+    benchmark:
+        "benchmarks/bm25_dev_run.tsv"
     conda:
         "../envs/retrieval.yaml"
     params:
         **stage_params("bm25_dev_run"),
-        bm25_dir=lambda wildcards, input: os.path.dirname(input.bm25[0]),
+        bm25_dir=input_folder("bm25"),
     script:
         "../workflow_scripts/bm25_dev_run.py"
 
@@ -198,6 +194,8 @@ rule release_gate:
         DOUBTING_FAILURES,
     log:
         "logs/release_gate.log",
+    benchmark:
+        "benchmarks/release_gate.tsv"
     conda:
         "../envs/core.yaml"
     params:
@@ -220,6 +218,8 @@ rule stage_release:
         [f"{DOUBTING_STAGED}/{rel}" for rel in _release_files()],
     log:
         "logs/stage_release.log",
+    benchmark:
+        "benchmarks/stage_release.tsv"
     conda:
         "../envs/core.yaml"
     params:

@@ -78,6 +78,8 @@ rule dedup_train_queries:
         **DOUBTING_IDS,
     log:
         "logs/dedup_train_queries.log",
+    benchmark:
+        "benchmarks/dedup_train_queries.tsv"
     conda:
         "../envs/core.yaml"
     params:
@@ -95,6 +97,8 @@ rule shard_queries:
         dev=shard_paths("dev"),
     log:
         "logs/shard_queries.log",
+    benchmark:
+        "benchmarks/shard_queries.tsv"
     conda:
         "../envs/core.yaml"
     params:

@@ -65,6 +65,8 @@ rule report_doubting:
         ),
     log:
         "logs/report_doubting.log",
+    benchmark:
+        "benchmarks/report_doubting.tsv"
     conda:
         "../envs/report.yaml"
     params:
@@ -85,6 +87,8 @@ rule report_eval44b:
         ),
     log:
         "logs/report_eval44b.log",
+    benchmark:
+        "benchmarks/report_eval44b.tsv"
     conda:
         "../envs/report.yaml"
     params:
@@ -111,6 +115,8 @@ rule report_downstream:
         ),
     log:
         "logs/report_downstream.log",
+    benchmark:
+        "benchmarks/report_downstream.tsv"
     conda:
         "../envs/report.yaml"
     params:

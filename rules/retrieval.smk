@@ -17,6 +17,8 @@ rule papers_store:
         STORES["papers44b"],
     log:
         "logs/papers_store.log",
+    benchmark:
+        "benchmarks/papers_store.tsv"
     conda:
         "../envs/retrieval.yaml"
     params:
@@ -39,7 +41,7 @@ rule index_bm25:
     threads: 4  # tokenizing processes; capped by --cores
     params:
         **stage_params("index_bm25"),
-        index_dir=lambda wildcards, output: os.path.dirname(output[0]),
+        index_dir=output_folder(),
     script:
         "../workflow_scripts/index_bm25.py"
 
@@ -80,6 +82,6 @@ rule index_dense:
     threads: 8  # faiss's HNSW build is multi-threaded; capped by --cores
     params:
         **stage_params("index_dense"),
-        index_dir=lambda wildcards, output: os.path.dirname(output[0]),
+        index_dir=output_folder(),
     script:
         "../workflow_scripts/index_dense.py"

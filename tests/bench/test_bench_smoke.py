@@ -28,6 +28,8 @@ SMOKE = {
     "bench_passage_store.py": ["--sizes", "2000", "--fetches", "50"],
     # the smallest scale: 442 passages, 25 train queries in 1 shard, 10 dev queries, production's budgets
     "bench_production_sim.py": ["--scale", "0.00005"],
+    # a build's benchmarks/ folder: three jobs of two rules
+    "bench_stage_costs.py": ["tests/bench/tiny_benchmarks"],
     # the demo's qrels name passages up to 12,000, all of which the synthetic collection must hold
     "bench_validate.py": ["--sizes", "12000"],
 }

@@ -88,6 +88,7 @@ COMMANDS = {
     "snakemake --report report.html doubting": REPORT,
     "snakemake --profile profiles/slurm": DRY,
     "python tools/config_reference.py": RUN,
+    ".venv/bin/python bench/bench_stage_costs.py benchmarks": RUN,
     "snakemake -d /scratch/run1 --profile profiles/local doubting": DRY,
     "bash tools/install.sh        # the workflow's .venv, with snakemake-executor-plugin-slurm==2.8.0 "
     "(requirements.txt)": CHECK,
@@ -198,6 +199,8 @@ def copy(tmp_path_factory):
     for task in range(4):  # four servers: one each under its own path
         (urls / f"1000_{task}.url").write_text(f"http://127.0.0.1:{server.server_port}/s{task}/v1\n")
     (root.parent / "scratch").mkdir()
+    # a build's benchmarks/ folder, for the cost table's command (tests/bench/tiny_benchmarks: three jobs)
+    shutil.copytree(root / "tests/bench/tiny_benchmarks", root / "benchmarks")
     for command in SETUP:
         run_shell(as_here(command, root), root)
     try:

@@ -1,0 +1,64 @@
+"""What rules/eval44b.smk wires: the staged release's files, the miners' indexes, the fine-tuned models' files and
+the per-split files. Plain functions of the config, so that the rules only name them."""
+
+from __future__ import annotations
+
+from ..retrieval.layout import index_dir, index_files
+from .finetune import MODEL_FILES
+from .stages import E44, FINETUNED_ARMS, miner_has_own_index, model_dir
+
+# the release as package_44b stages it, by output name
+STAGED = f"{E44}/release"
+RELEASE_FILES = {"test": "test.jsonl", "results": "results.jsonl", "ranks": "ranks.jsonl",
+                 "manifest": "manifest.json", "train_pairs": "train_pairs.jsonl", "val_pairs": "val_pairs.jsonl",
+                 "card": "README.md", "croissant": "croissant.json", "sums": "SHA256SUMS"}
+MINER_KINDS = ("bm25", "dense")
+
+
+def staged_release() -> dict[str, str]:
+    return {name: f"{STAGED}/{file}" for name, file in RELEASE_FILES.items()}
+
+
+def miner_own_index_dir(kind: str) -> str:
+    """The folder of a miner's own index (rule index_44b_miner_<kind>)."""
+    return f"{E44}/miners/{kind}"
+
+
+def miner_own_index_files(kind: str) -> list[str]:
+    return index_files(miner_own_index_dir(kind), kind)
+
+
+def miner_index_dir(config: dict, kind: str) -> str:
+    """The index a miner searches: the shared papers44b one when its settings are the retrieval section's,
+    else its own."""
+    return miner_own_index_dir(kind) if miner_has_own_index(config, kind) else index_dir("papers44b", kind)
+
+
+def miner_index_files(config: dict, kind: str) -> list[str]:
+    return index_files(miner_index_dir(config, kind), kind)
+
+
+def model_files(kind: str) -> list[str]:
+    """The files a fine-tune of `kind` writes (work/eval44b/models/<kind>/)."""
+    return [f"{model_dir(kind)}/{name}" for name in MODEL_FILES[kind]]
+
+
+def training_report(kind: str) -> str:
+    return f"{model_dir(kind)}.train.json"
+
+
+def arm_model_inputs(arm: str) -> dict:
+    """A fine-tuned arm's inputs: its model's files and its training report; nothing for another arm."""
+    kind = FINETUNED_ARMS.get(arm)
+    return {"model": model_files(kind), "training": training_report(kind)} if kind else {}
+
+
+def query_files(splits) -> dict[str, str]:
+    """select_queries' query file of each split, by split."""
+    return {split: f"{E44}/queries/{split}.jsonl" for split in splits}
+
+
+def mined_files(splits) -> dict[str, str]:
+    """mine_negatives' rows and report of each split, as package_44b's inputs `mined_<split>`, `report_<split>`."""
+    return {**{f"mined_{split}": f"{E44}/mined/{split}.jsonl" for split in splits},
+            **{f"report_{split}": f"{E44}/mined/{split}.report.json" for split in splits}}
