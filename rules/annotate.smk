@@ -116,7 +116,7 @@ rule wood:
 
 rule llm_identity:
     output:
-        f"{WORK}/doubting/llm_identity.json",
+        identity=f"{WORK}/doubting/llm_identity.json",
     log:
         "logs/llm_identity.log",
     benchmark:

@@ -66,7 +66,7 @@ if DOUBTING["audit"]["qrels"]:
             bm25=bm25_index_files("msmarco"),
             dense=dense_index_files("msmarco"),
         output:
-            **DOUBTING_AUDIT_RUNS,
+            **{f"{name}_run": path for name, path in DOUBTING_AUDIT_RUNS.items()},
         log:
             "logs/audit_runs.log",
         benchmark:
@@ -88,7 +88,7 @@ if DOUBTING["audit"]["qrels"]:
             grades=rules.audit_labels.output.grades,
             runs=_audit_run_files(DOUBTING["audit"]["runs"]),
         output:
-            DOUBTING_AUDIT_RANKING,
+            ranking=DOUBTING_AUDIT_RANKING,
         log:
             "logs/audit_ranking.log",
         benchmark:
@@ -131,7 +131,7 @@ if DOUBTING_HUMAN_AUDIT:
             queries=HUMAN_AUDIT_SHEET_INPUTS["queries"],
             collection=STORES["msmarco"],
         output:
-            DOUBTING_HUMAN_AUDIT,
+            results=DOUBTING_HUMAN_AUDIT,
         log:
             "logs/human_audit_results.log",
         benchmark:
@@ -152,7 +152,7 @@ rule assemble:
         dev_qrels=DOUBTING_CHECKED["dev_qrels"],
         batch_files=_doubting.batch_files(DOUBTING_BATCHES),
     output:
-        [f"{DOUBTING_ASSEMBLED}/{rel}" for rel in _assembled_files()],
+        assembled=[f"{DOUBTING_ASSEMBLED}/{rel}" for rel in _assembled_files()],
     log:
         "logs/assemble.log",
     benchmark:
@@ -173,7 +173,7 @@ rule bm25_dev_run:
         queries=QUERIES["dev"],
         bm25=bm25_index_files("msmarco"),
     output:
-        f"{WORK}/doubting/bm25_dev.trec",
+        run=f"{WORK}/doubting/bm25_dev.trec",
     log:
         "logs/bm25_dev_run.log",
     benchmark:
@@ -191,7 +191,7 @@ rule release_gate:
     input:
         **LLM_JOB_STATS,
     output:
-        DOUBTING_FAILURES,
+        failures=DOUBTING_FAILURES,
     log:
         "logs/release_gate.log",
     benchmark:
@@ -209,13 +209,13 @@ rule stage_release:
         **release_audit(None),
         **release_downstream(None),
         inputs_checked=DOUBTING_INPUTS_CHECKED,
-        assembled=rules.assemble.output,
+        assembled_files=rules.assemble.output,
         inputs_json=DOUBTING_INPUTS_REPORT,
         llm_identity=rules.llm_identity.output[0],
         failures=DOUBTING_FAILURES,
         bm25_run=rules.bm25_dev_run.output[0],
     output:
-        [f"{DOUBTING_STAGED}/{rel}" for rel in _release_files()],
+        release=[f"{DOUBTING_STAGED}/{rel}" for rel in _release_files()],
     log:
         "logs/stage_release.log",
     benchmark:
@@ -226,7 +226,7 @@ rule stage_release:
         # MANIFEST.json records these files' sha256: each is hashed like a prompt
         **stage_params("stage_release", files=DOUBTING_CODE_FILES),
         code_files=DOUBTING_CODE_FILES,
-        assembled=lambda wildcards, input: str(Path(input.assembled[-1]).parent),
+        assembled=lambda wildcards, input: str(Path(input.assembled_files[-1]).parent),
         staged=lambda wildcards, output: str(Path(output[-1]).parent),
     script:
         "../workflow_scripts/stage_release.py"
@@ -235,15 +235,15 @@ rule stage_release:
 rule package:
     input:
         checked=DOUBTING_INPUTS_CHECKED,  # first: for other input paths, the dry-run names the missing ones
-        staged=rules.stage_release.output,
+        release=rules.stage_release.output,
     output:
-        DOUBTING_PUBLISHED,
+        published=DOUBTING_PUBLISHED,
     log:
         "logs/package.log",
     conda:
         "../envs/core.yaml"
     params:
         **stage_params("package"),
-        staged=lambda wildcards, input: str(Path(input.staged[-1]).parent),
+        staged=lambda wildcards, input: str(Path(input.release[-1]).parent),
     script:
         "../workflow_scripts/package.py"

@@ -17,7 +17,7 @@ if BEIR:
 
     rule validate_beir_inputs:
         input:
-            DOUBTING_RAW_INPUTS,
+            raw_inputs=DOUBTING_RAW_INPUTS,
         output:
             **DOUBTING_CHECKED,
             train_queries=QUERIES["train"],
@@ -44,10 +44,10 @@ else:
         input:
             collection=DOUBTING["collection"],
             train_queries=DOUBTING["train_queries"],
-            train_qrels=DOUBTING["train_qrels"],
+            raw_train_qrels=DOUBTING["train_qrels"],
             dev_queries=DOUBTING["dev_queries"],
-            dev_qrels=DOUBTING["dev_qrels"],
-            dev_answers=DOUBTING["dev_answers"],
+            raw_dev_qrels=DOUBTING["dev_qrels"],
+            raw_dev_answers=DOUBTING["dev_answers"],
             heldout_queries=DOUBTING["heldout_queries"],
         output:
             **DOUBTING_CHECKED,
@@ -93,8 +93,8 @@ rule shard_queries:
         train=DOUBTING_IDS["train_collection"],
         dev=DOUBTING_IDS["dev_all"],
     output:
-        train=shard_paths("train"),
-        dev=shard_paths("dev"),
+        train_shards=shard_paths("train"),
+        dev_shards=shard_paths("dev"),
     log:
         "logs/shard_queries.log",
     benchmark:

@@ -14,7 +14,7 @@ rule papers_store:
     input:
         collection=COLLECTIONS["papers44b"],
     output:
-        STORES["papers44b"],
+        store=STORES["papers44b"],
     log:
         "logs/papers_store.log",
     benchmark:
@@ -31,7 +31,7 @@ rule index_bm25:
     input:
         store=collection_store,
     output:
-        bm25_index_files("{collection}"),
+        index=bm25_index_files("{collection}"),
     log:
         "logs/index_bm25/{collection}.log",
     benchmark:
@@ -72,7 +72,7 @@ rule index_dense:
         embeddings=lambda wildcards: encoded_shards(wildcards, "npy"),
         meta=lambda wildcards: encoded_shards(wildcards, "json"),
     output:
-        dense_index_files("{collection}"),
+        index=dense_index_files("{collection}"),
     log:
         "logs/index_dense/{collection}.log",
     benchmark:

@@ -1,8 +1,7 @@
+from irdata.job_args import job_args
 from irdata.logs import rule_logging
 from irdata.retrieval.audit_runs import write_audit_runs
 
 with rule_logging(snakemake) as log:
-    i, p = snakemake.input, snakemake.params
-    counts = write_audit_runs(i.qrels, i.queries, p.bm25_dir, p.dense_dir, dict(snakemake.output.items()),
-                              p.settings, threads=snakemake.threads)
+    counts = write_audit_runs(**job_args(snakemake), threads=snakemake.threads)
     log.info("audit runs, lines: %s", counts)

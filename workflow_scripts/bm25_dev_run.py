@@ -1,8 +1,7 @@
+from irdata.job_args import job_args
 from irdata.logs import rule_logging
 from irdata.retrieval.baseline_run import write_bm25_run
 
 with rule_logging(snakemake) as log:
-    i = snakemake.input
-    counts = write_bm25_run(i.dev_all, i.queries, snakemake.params.bm25_dir, snakemake.output[0],
-                            snakemake.params.settings)
+    counts = write_bm25_run(**job_args(snakemake))
     log.info("BM25 dev run: %s", counts)

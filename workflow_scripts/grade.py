@@ -1,9 +1,7 @@
 from irdata.annotate.common import llm_job
 from irdata.annotate.grading import run_grade
+from irdata.job_args import job_args
 from irdata.logs import rule_logging
-from irdata.prompts import named_prompts
 
 with rule_logging(snakemake) as log:
-    i, o = snakemake.input, snakemake.output
-    run_grade(i.shard, i.agent, i.queries, i.collection, i.qrels, i.get("answers"), named_prompts(i),
-              snakemake.params.settings, llm_job(snakemake), o.grades, o.stats)
+    run_grade(**job_args(snakemake), job=llm_job(snakemake))

@@ -1,7 +1,7 @@
+from irdata.job_args import job_args
 from irdata.logs import rule_logging
-from irdata.retrieval.bm25 import build_bm25_index
+from irdata.retrieval.bm25 import run_index_bm25
 
 with rule_logging(snakemake) as log:
-    stats = build_bm25_index(snakemake.input.store, snakemake.params.index_dir, snakemake.params.settings,
-                             workers=snakemake.threads)
+    stats = run_index_bm25(**job_args(snakemake), threads=snakemake.threads)
     log.info("index_bm25 %s: %s", snakemake.wildcards.collection, stats)

@@ -1,10 +1,10 @@
 import faiss
 
+from irdata.job_args import job_args
 from irdata.logs import rule_logging
-from irdata.retrieval.dense import build_dense_index
+from irdata.retrieval.dense import run_index_dense
 
 with rule_logging(snakemake) as log:
     faiss.omp_set_num_threads(snakemake.threads)
-    stats = build_dense_index(snakemake.input.store, list(snakemake.input.embeddings),
-                              list(snakemake.input.meta), snakemake.params.index_dir, snakemake.params.settings)
+    stats = run_index_dense(**job_args(snakemake))
     log.info("index_dense %s: %s", snakemake.wildcards.collection, stats)

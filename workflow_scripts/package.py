@@ -1,9 +1,7 @@
-from irdata.atomic import write_json_atomic
-from irdata.doubting.package import publish_package
+from irdata.doubting.package import run_package
+from irdata.job_args import job_args
 from irdata.logs import rule_logging
 
 with rule_logging(snakemake) as log:
-    s = snakemake.params.settings
-    record = publish_package(snakemake.params.staged, s["package_dir"], s["ledger"])
-    write_json_atomic(snakemake.output[0], record)
+    record = run_package(**job_args(snakemake))
     log.info("published %s", record)

@@ -1,6 +1,7 @@
+from irdata.job_args import job_args
 from irdata.logs import rule_logging
-from irdata.passage_store import write_passage_store
+from irdata.passage_store import run_papers_store
 
 with rule_logging(snakemake) as log:
-    stats = write_passage_store(snakemake.input.collection, snakemake.output[0])
+    stats = run_papers_store(**job_args(snakemake))
     log.info("papers_store: %s", stats)

@@ -1,10 +1,7 @@
+from irdata.job_args import job_args
 from irdata.logs import rule_logging
-from irdata.report import doubting_report
+from irdata.report import run_report_doubting
 
 with rule_logging(snakemake) as log:
-    i = snakemake.input
-    shown = doubting_report(i.stats, i.manifest, i.judgments_train, i.train_queries,
-                            i.dev_queries, dict(snakemake.output.items()),
-                            agent_stats={"train": i.agent_stats_train, "dev": i.agent_stats_dev},
-                            agent_proposals={"train": i.agent_train, "dev": i.agent_dev})
+    shown = run_report_doubting(**job_args(snakemake))
     log.info("report of Doubting MS MARCO: %s", shown)

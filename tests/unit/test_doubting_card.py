@@ -152,8 +152,8 @@ def test_bm25_dev_run_is_the_searchers_ranking_as_a_trec_run(tmp_path):
     (tmp_path / "queries.tsv").write_text("".join(f"{q}\t{text}\n" for q, text in queries.items()))
     settings = STAGES["bm25_dev_run"].settings({"retrieval": retrieval})
 
-    counts = write_bm25_run(tmp_path / "dev_all.txt", tmp_path / "queries.tsv", tmp_path / "bm25",
-                            tmp_path / "run.trec", settings)
+    counts = write_bm25_run(dev_all=tmp_path / "dev_all.txt", queries=tmp_path / "queries.tsv", bm25=[],
+                            run=tmp_path / "run.trec", settings=settings, bm25_dir=tmp_path / "bm25")
     searcher = Searcher({"bm25": retrieval["bm25"]}, bm25_dir=tmp_path / "bm25")
     expected = [f"{q} Q0 {pid} {rank} {score:.6f} bm25" for q in ("q2", "q1", "q3")
                 for pid, score, rank in searcher.bm25(queries[q], k=DEPTH)]
@@ -175,11 +175,11 @@ def test_bm25_dev_run_is_the_searchers_ranking_as_a_trec_run(tmp_path):
     (tmp_path / "empty.trec").write_text("")
     assert run_counts(tmp_path / "empty.trec")["queries_with_lines"] == 0
     before = (tmp_path / "run.trec").read_bytes()
-    write_bm25_run(tmp_path / "dev_all.txt", tmp_path / "queries.tsv", tmp_path / "bm25", tmp_path / "run.trec",
-                   settings)
+    write_bm25_run(dev_all=tmp_path / "dev_all.txt", queries=tmp_path / "queries.tsv", bm25=[],
+                   run=tmp_path / "run.trec", settings=settings, bm25_dir=tmp_path / "bm25")
     assert (tmp_path / "run.trec").read_bytes() == before
 
     (tmp_path / "dev_all.txt").write_text("q1\nq7\n")
     with pytest.raises(InputError, match=r"queries.tsv: 1 dev query ids of .*dev_all.txt have no text here"):
-        write_bm25_run(tmp_path / "dev_all.txt", tmp_path / "queries.tsv", tmp_path / "bm25", tmp_path / "x.trec",
-                       settings)
+        write_bm25_run(dev_all=tmp_path / "dev_all.txt", queries=tmp_path / "queries.tsv", bm25=[],
+                       run=tmp_path / "x.trec", settings=settings, bm25_dir=tmp_path / "bm25")

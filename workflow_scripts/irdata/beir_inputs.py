@@ -15,7 +15,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .atomic import atomic_open, write_jsonl_atomic
+from .atomic import atomic_open, write_json_atomic, write_jsonl_atomic
 from .beir import check_qrels_ids_known, read_beir_corpus, read_beir_qrels, read_beir_queries
 from .errors import InputError
 from .msmarco_inputs import raw_input_paths, read_queries, write_qrels
@@ -141,3 +141,18 @@ def validate_beir_inputs(folder, train_split: str, dev_split: str, heldout_queri
     if passage_store is not None:
         write_passage_store(corpus, passage_store)
     return report
+
+
+def run_validate_beir_inputs(*, raw_inputs, train_qrels, dev_qrels, dev_answers, train_queries, dev_queries,
+                             heldout_queries, report, checked, store, settings: dict) -> dict:
+    """The validate_beir_inputs rule: check the BEIR folder of `settings` (its files: `raw_inputs`), write the
+    checked files (CHECKED_FILES), the passage `store`, the `report` and the record `checked` of the inputs."""
+    source = settings["source"]
+    files = {"train_qrels": train_qrels, "dev_qrels": dev_qrels, "dev_answers": dev_answers,
+             "train_queries": train_queries, "dev_queries": dev_queries, "heldout_queries": heldout_queries}
+    result = validate_beir_inputs(source["folder"], source["train_split"], source["dev_split"],
+                                  source["heldout_queries"], checked={key: files[key] for key in CHECKED_FILES},
+                                  passage_store=store)
+    write_json_atomic(report, result)
+    write_json_atomic(checked, {"inputs": list(result["files"])})
+    return result

@@ -112,20 +112,22 @@ def dedup_train_queries(train: pa.Table, heldout: list[pa.Table], sample_size: i
     return DedupResult(collection=kept, excluded=excluded, n_assigned=len(train_ids))
 
 
-def write_query_ids(train_queries, heldout_queries, dev_queries, collection_out, excluded_out, dev_out,
-                    train_sample: int | None, dev_sample: int | None, train_seed: int = 0,
-                    dev_seed: int = 0, train_with_duplicates: bool = False) -> dict:
-    """Run the dedup on files and write ids/train_collection.txt, ids/train_excluded.tsv, ids/dev_all.txt."""
+def write_query_ids(*, validated, train_queries, dev_queries, heldout_queries, train_collection, train_excluded,
+                    dev_all, settings: dict) -> dict:
+    """The dedup_train_queries rule, once the inputs are `validated`: run the dedup on files and write the
+    train queries kept and excluded and the dev queries (samples per `settings`: sample_settings)."""
+    s = settings
     train = read_queries(train_queries)
     heldout = [read_queries(p) for p in heldout_queries]
-    result = dedup_train_queries(train, heldout, train_sample, train_seed, train_with_duplicates)
+    result = dedup_train_queries(train, heldout, s["train_sample"], s["train_seed"], s["train_with_duplicates"])
     dev = read_queries(dev_queries)
-    dev_ids = dev.filter(sample_ids(dev.column("query_id").to_pylist(), dev_sample, dev_seed)).column("query_id")
+    keep = sample_ids(dev.column("query_id").to_pylist(), s["dev_sample"], s["dev_seed"])
+    dev_ids = dev.filter(keep).column("query_id")
 
-    write_lines_atomic(collection_out, result.collection)
-    with atomic_open(excluded_out) as fh:
+    write_lines_atomic(train_collection, result.collection)
+    with atomic_open(train_excluded) as fh:
         result.excluded.to_csv(fh, sep="\t", index=False, lineterminator="\n")
-    write_lines_atomic(dev_out, dev_ids.to_pylist())
+    write_lines_atomic(dev_all, dev_ids.to_pylist())
     return {
         "assigned": result.n_assigned,
         "collection": len(result.collection),

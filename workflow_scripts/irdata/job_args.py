@@ -3,8 +3,10 @@
 A rule's named inputs, outputs and params become the function's keyword arguments under the same names, so a
 swapped pair of paths is a TypeError, not a silent mix-up. The prompt inputs `prompt_<name>` become one
 argument `prompts` ({name: Prompt}). The params that only decide reruns and journals (`code`, `retry`, and an
-LLM rule's `job` and `retry_state`) are not passed as such: an LLM rule's function gets `job`, its LLMJob
-(irdata.annotate.common.llm_job). Every input and output a script reads must be named in the rule.
+LLM rule's `job` and `retry_state`) are not passed as such: an LLM rule's script adds `job=llm_job(snakemake)`
+(irdata.annotate.common), which this module does not import, so that a rule without an LLM neither needs the
+LLM client's packages in its env nor has their code in its code hash. Every input and output a script reads must
+be named in the rule.
 """
 
 from __future__ import annotations
@@ -39,8 +41,4 @@ def job_args(snakemake) -> dict:
         if name in args:
             raise ValueError(f"rule {rule}: {name!r} names two of its inputs, outputs and params; rename one")
         args[name] = value
-    if "retry_state" in params:
-        from .annotate.common import llm_job  # the LLM client's modules: only LLM rules import them
-
-        args["job"] = llm_job(snakemake)
     return args

@@ -9,7 +9,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .atomic import atomic_open, write_jsonl_atomic
+from .atomic import atomic_open, write_json_atomic, write_jsonl_atomic
 from .errors import InputError
 from .passage_store import write_passage_store
 from .provenance import sha256_file
@@ -288,3 +288,18 @@ def check_inputs_current(report_path, report: dict, paths: list[str]) -> None:
             raise InputError(report_path, f"{path} changed since the input check built the work/ outputs from it "
                              f"(sha256 {then['sha256']}, {then['bytes']:,} bytes then; {now['sha256']}, "
                              f"{now['bytes']:,} bytes now). {_REBUILD}", field="files")
+
+
+def run_validate_msmarco_inputs(*, collection, train_queries, raw_train_qrels, dev_queries, raw_dev_qrels,
+                                raw_dev_answers, heldout_queries, train_qrels, dev_qrels, dev_answers, report, checked,
+                                store, settings: dict) -> dict:
+    """The validate_msmarco_inputs rule: check the raw inputs, write the checked files (`train_qrels`,
+    `dev_qrels`, `dev_answers`), the passage `store`, the `report` and the record `checked` of the inputs."""
+    result = validate_msmarco_inputs(
+        collection, train_queries, raw_train_qrels, dev_queries, raw_dev_qrels, raw_dev_answers, list(heldout_queries),
+        qrels_missing_passages=settings["qrels_missing_passages"],
+        checked={"train_qrels": train_qrels, "dev_qrels": dev_qrels, "dev_answers": dev_answers}, passage_store=store,
+    )
+    write_json_atomic(report, result)
+    write_json_atomic(checked, {"inputs": list(result["files"])})
+    return result

@@ -167,3 +167,8 @@ class PassageStore:
 def open_store(collection) -> PassageStore:
     """A PassageStore given one, or the path of a store file."""
     return collection if isinstance(collection, PassageStore) else PassageStore(collection)
+
+
+def run_papers_store(*, collection, store) -> dict:
+    """The papers_store rule: the papers collection as its passage store."""
+    return write_passage_store(collection, store)

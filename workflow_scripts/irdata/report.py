@@ -425,3 +425,15 @@ def downstream_report(downstream_json, out: dict) -> int:
         ax.legend(fontsize=7, loc="upper left")
     save_figure(fig, out["figure"])
     return len(panels)
+
+
+def run_report_doubting(*, stats, manifest, published, judgments_train, train_queries, dev_queries,
+                        agent_stats_train, agent_stats_dev, agent_train, agent_dev, summary, grades, wood, proposals,
+                        failures, audit, agent) -> dict:
+    """The report_doubting rule: its figures and tables from the assembled and the published release
+    (`published`: the record of its publishing)."""
+    out = {"summary": summary, "grades": grades, "wood": wood, "proposals": proposals, "failures": failures,
+           "audit": audit, "agent": agent}
+    return doubting_report(stats, manifest, judgments_train, train_queries, dev_queries, out,
+                           agent_stats={"train": agent_stats_train, "dev": agent_stats_dev},
+                           agent_proposals={"train": agent_train, "dev": agent_dev})

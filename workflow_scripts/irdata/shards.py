@@ -89,3 +89,8 @@ def size_shard_count(path, shard_mb: float) -> int:
     path = Path(path)
     size = path.stat().st_size if path.is_file() else 0
     return max(1, -(-size // int(shard_mb * 2**20)))
+
+
+def write_query_shards(*, train, dev, train_shards, dev_shards) -> dict[str, list[int]]:
+    """The shard_queries rule: the `train` and `dev` id lists, each into its shard files; each split's shard sizes."""
+    return {"train": write_shards(train, list(train_shards)), "dev": write_shards(dev, list(dev_shards))}

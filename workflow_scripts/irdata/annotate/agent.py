@@ -45,6 +45,7 @@ import pyarrow.compute as pc
 from ..atomic import write_jsonl_atomic, write_parquet_atomic
 from ..llm import LLMCallError
 from ..passage_store import PassageStore
+from ..retrieval.search import Searcher
 from ..shard_files import AGENT_SCHEMA
 from ..shards import read_id_list
 from .common import Failures, LLMJob, finish_job, run_with_client
@@ -377,12 +378,14 @@ def episode_failures(episodes: list[Episode]) -> Failures:
     return failures
 
 
-def run_agent_search(shard, queries_path, collection_path, searcher, prompts: dict, settings: dict, job: LLMJob,
-                     out_proposals, out_trace, out_stats) -> dict:
-    """The agent_search rule: one episode per query of the shard; proposals, trace and stats out."""
-    queries = TextStore.queries(queries_path)
-    passages = PassageStore(collection_path)
-    todo = [(qid, queries[qid]) for qid in read_id_list(shard)]
+def run_agent_search(*, shard, queries, collection, bm25, dense, prompts: dict, settings: dict, job: LLMJob, proposals,
+                     trace, stats, bm25_dir, dense_dir, threads: int | None = None) -> dict:
+    """The agent_search rule: one episode per query of the shard; proposals, trace and stats out. The indexes
+    (`bm25`, `dense`: their files, which decide reruns) are read from their folders `bm25_dir`, `dense_dir`."""
+    searcher = Searcher(settings["search"], bm25_dir, dense_dir, threads=threads)
+    texts = TextStore.queries(queries)
+    passages = PassageStore(collection)
+    todo = [(qid, texts[qid]) for qid in read_id_list(shard)]
     id_chars = pc.max(pc.utf8_length(passages.ids)).as_py() if len(passages) else None
     # the shard's queries encoded in one batch, in shard order (the same vectors on every run)
     searcher.prepare([text for _, text in todo])
@@ -398,9 +401,9 @@ def run_agent_search(shard, queries_path, collection_path, searcher, prompts: di
     write_parquet_atomic(pa.table({
         "query_id": [r[0] for r in rows], "passage_id": [r[1] for r in rows], "agent_rank": [r[2] for r in rows],
         "cited": [r[3] for r in rows],
-    }, schema=AGENT_SCHEMA), out_proposals)
-    write_jsonl_atomic(out_trace, ({"query_id": e.query_id, "end": e.end, "proposals": e.proposals,
-                                     "trace": e.trace} for e in episodes))
+    }, schema=AGENT_SCHEMA), proposals)
+    write_jsonl_atomic(trace, ({"query_id": e.query_id, "end": e.end, "proposals": e.proposals, "trace": e.trace}
+                               for e in episodes))
     ends: dict[str, int] = {}
     for e in episodes:
         ends[e.end] = ends.get(e.end, 0) + 1
@@ -412,5 +415,5 @@ def run_agent_search(shard, queries_path, collection_path, searcher, prompts: di
                "protocol_errors": sum(e.protocol_errors for e in episodes),
                **agent_behaviour(episodes),
                "episode_ends": dict(sorted(ends.items()))}
-    finish_job(job, out_stats, "agent_search", client, failures, **summary)
+    finish_job(job, stats, "agent_search", client, failures, **summary)
     return summary

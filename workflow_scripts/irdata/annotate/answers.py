@@ -55,22 +55,21 @@ async def generate_answers(client, chosen: dict[str, list[str]], queries: TextSt
     return table, failures
 
 
-def run_generate_answers(agent_path, grades_path, queries_path, collection_path, prompts: dict, settings: dict,
-                         job: LLMJob, out_answers, out_stats) -> dict:
+def run_generate_answers(*, agent, grades, queries, collection, prompts: dict, settings: dict, job: LLMJob, answers,
+                         stats) -> dict:
     """The generate_answer rule: one answer per train query with proposals."""
-    queries = TextStore.queries(queries_path)
-    passages = PassageStore(collection_path)
-    chosen = answer_passages(read_parquet_frame(agent_path), pq.read_table(grades_path).to_pandas(),
-                             settings["passages"])
+    texts = TextStore.queries(queries)
+    passages = PassageStore(collection)
+    chosen = answer_passages(read_parquet_frame(agent), pq.read_table(grades).to_pandas(), settings["passages"])
 
     async def answers_of(client):
-        return await generate_answers(client, chosen, queries, passages, prompts["answer"], settings["max_tokens"])
+        return await generate_answers(client, chosen, texts, passages, prompts["answer"], settings["max_tokens"])
 
-    (answers, failed), client = run_with_client(job, answers_of)
-    write_parquet_atomic(answers, out_answers)
+    (generated, failed), client = run_with_client(job, answers_of)
+    write_parquet_atomic(generated, answers)
     failures = Failures("queries", len(chosen))
     for f in failed:
         failures.add(f["kind"])
-    summary = {"queries": len(chosen), "answers": answers.num_rows, "failed_queries": failed}
-    finish_job(job, out_stats, "generate_answer", client, failures, **summary)
+    summary = {"queries": len(chosen), "answers": generated.num_rows, "failed_queries": failed}
+    finish_job(job, stats, "generate_answer", client, failures, **summary)
     return summary

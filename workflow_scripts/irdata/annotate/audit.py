@@ -80,30 +80,29 @@ def agreement(human: np.ndarray, model: np.ndarray) -> dict:
             "human_grades": {str(g): int((human == g).sum()) for g in GRADES}}
 
 
-def run_audit(qrels_path, queries_path, collection_path, prompts: dict, settings: dict, job: LLMJob,
-              out_grades, out_audit, out_stats) -> dict:
+def run_audit(*, qrels, queries, collection, prompts: dict, settings: dict, job: LLMJob, grades, audit, stats) -> dict:
     """The audit_labels rule: grade the judged pairs, write them and the agreement."""
-    queries = TextStore.queries(queries_path)
-    passages = PassageStore(collection_path)
-    pairs, dropped = audit_pairs(qrels_path, queries, passages, settings["per_grade"], settings["seed"],
+    texts = TextStore.queries(queries)
+    passages = PassageStore(collection)
+    pairs, dropped = audit_pairs(qrels, texts, passages, settings["per_grade"], settings["seed"],
                                  settings["missing_passages"])
 
     async def grades_of(client):
-        return await grade_pairs(client, pairs.assign(origin="audit"), queries, passages, prompts["grade"],
+        return await grade_pairs(client, pairs.assign(origin="audit"), texts, passages, prompts["grade"],
                                  sees_answers=False)
 
-    grades, client = run_with_client(job, grades_of)
-    frame = grades.to_pandas().assign(human=pairs["human"].to_numpy())
-    write_parquet_atomic(grades.append_column("human", pa.array(pairs["human"].to_numpy(), pa.int8())), out_grades)
+    graded_pairs, client = run_with_client(job, grades_of)
+    frame = graded_pairs.to_pandas().assign(human=pairs["human"].to_numpy())
+    write_parquet_atomic(graded_pairs.append_column("human", pa.array(pairs["human"].to_numpy(), pa.int8())), grades)
     graded = frame[frame["grade"].notna()]
     failures = Failures("pairs", len(frame))
     for kind in frame["failure_kind"].dropna():
         failures.add(kind)
-    result = {"qrels": str(qrels_path), "grading": settings["mode"], **dropped,
+    result = {"qrels": str(qrels), "grading": settings["mode"], **dropped,
               **agreement(graded["human"].to_numpy(np.int64), graded["grade"].to_numpy(np.int64)),
               "failures": failures.as_dict()}
-    write_json_atomic(out_audit, result)
+    write_json_atomic(audit, result)
     # gated like the release's own grades (annotation.failure_limits.audit_labels)
-    finish_job(job, out_stats, "audit_labels", client, failures, pairs=len(frame),
+    finish_job(job, stats, "audit_labels", client, failures, pairs=len(frame),
                grade_paths=_counts(frame["grade_path"]))
     return result

@@ -130,17 +130,17 @@ def finish_job(job: LLMJob, path, stage: str, client, failures: Failures, **summ
     record_retry_state(job.retry_state, job.generation, failures)
 
 
-def write_llm_identity(settings: dict, llm_config: dict, out_path) -> dict:
+def write_llm_identity(*, identity, settings: dict, llm_config: dict) -> dict:
     """The model and server identity of every LLM stage (MANIFEST.json's `llm`): the default
-    settings, and each stage that overrides them."""
-    async def identity(client):
+    settings, and each stage that overrides them, written to `identity` (`llm_config`: config["llm"])."""
+    async def identity_of(client):
         return client.identity()
 
     value = {}
     for name, answer in settings["llm"].items():
-        value[name], _ = run_with_client(job_llm_settings(answer, llm_config), identity)
+        value[name], _ = run_with_client(job_llm_settings(answer, llm_config), identity_of)
     record = value.pop("default")
     if value:
         record["stages"] = value
-    write_json_atomic(out_path, record)
+    write_json_atomic(identity, record)
     return record

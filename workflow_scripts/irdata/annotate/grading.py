@@ -97,26 +97,27 @@ def _counts(column: pd.Series) -> dict[str, int]:
     return {str(k): int(v) for k, v in column.dropna().value_counts().sort_index().items()}
 
 
-def run_grade(shard, agent_path, queries_path, collection_path, qrels_path, answers_path, prompts: dict,
-              settings: dict, job: LLMJob, out_grades, out_stats) -> dict:
-    """The grade rule: every proposal and official positive of the shard, graded once."""
-    queries = TextStore.queries(queries_path)
-    passages = PassageStore(collection_path)
-    pairs = pairs_to_grade(settings["official_rows"], read_id_list(shard), read_parquet_frame(agent_path),
-                           official_positives(qrels_path))
-    answers = read_reference_answers(answers_path) if settings["sees_answers"] else None
+def run_grade(*, shard, agent, queries, collection, qrels, prompts: dict, settings: dict, job: LLMJob, grades,
+              stats, answers=None) -> dict:
+    """The grade rule: every proposal and official positive of the shard, graded once (`answers`: the reference
+    answers, for a grading mode that sees them)."""
+    texts = TextStore.queries(queries)
+    passages = PassageStore(collection)
+    pairs = pairs_to_grade(settings["official_rows"], read_id_list(shard), read_parquet_frame(agent),
+                           official_positives(qrels))
+    reference = read_reference_answers(answers) if settings["sees_answers"] else None
 
     async def grades_of(client):
-        return await grade_pairs(client, pairs, queries, passages, prompts["grade"], settings["sees_answers"],
-                                 answers)
+        return await grade_pairs(client, pairs, texts, passages, prompts["grade"], settings["sees_answers"],
+                                 reference)
 
-    grades, client = run_with_client(job, grades_of)
-    write_parquet_atomic(grades, out_grades)
-    frame = grades.to_pandas()
+    graded, client = run_with_client(job, grades_of)
+    write_parquet_atomic(graded, grades)
+    frame = graded.to_pandas()
     failures = Failures("pairs", len(frame))
     for kind in frame["failure_kind"].dropna():
         failures.add(kind)
     summary = {"grading": settings["mode"], "pairs": len(frame), "grades": _counts(frame["grade"]),
                "grade_paths": _counts(frame["grade_path"])}
-    finish_job(job, out_stats, "grade", client, failures, **summary)
+    finish_job(job, stats, "grade", client, failures, **summary)
     return summary

@@ -89,26 +89,25 @@ async def wood_scores(client, agent: pd.DataFrame, answers: dict[str, str], quer
     }, schema=WOOD_SCHEMA)
 
 
-def run_wood(agent_path, answers_path, queries_path, collection_path, prompts: dict, settings: dict, job: LLMJob,
-             out_wood, out_stats) -> dict:
+def run_wood(*, agent, answers, queries, collection, prompts: dict, settings: dict, job: LLMJob, wood, stats) -> dict:
     """The wood rule: WOOD for every train proposal of the shard."""
-    queries = TextStore.queries(queries_path)
-    passages = PassageStore(collection_path)
-    answers = read_parquet_frame(answers_path)
-    answer_of = dict(zip(answers["query_id"], answers["answer"]))
+    texts = TextStore.queries(queries)
+    passages = PassageStore(collection)
+    generated = read_parquet_frame(answers)
+    answer_of = dict(zip(generated["query_id"], generated["answer"]))
 
     async def wood_of(client):
-        return await wood_scores(client, read_parquet_frame(agent_path), answer_of, queries, passages,
+        return await wood_scores(client, read_parquet_frame(agent), answer_of, texts, passages,
                                  prompts["with_passage"], prompts["query_only"])
 
-    wood, client = run_with_client(job, wood_of)
-    write_parquet_atomic(wood, out_wood)
-    frame = wood.to_pandas()
+    scores, client = run_with_client(job, wood_of)
+    write_parquet_atomic(scores, wood)
+    frame = scores.to_pandas()
     # the unit is a proposal: a failed query-only call fails every proposal of its query
     failures = Failures("proposals", len(frame))
     for kind in frame["failure_kind"].dropna():
         failures.add(kind)
     summary = {"proposals": len(frame), "null_wood": int(frame["wood"].isna().sum()),
                "not_available": int((frame["wood"].isna() & frame["failure_kind"].isna()).sum())}
-    finish_job(job, out_stats, "wood", client, failures, **summary)
+    finish_job(job, stats, "wood", client, failures, **summary)
     return summary

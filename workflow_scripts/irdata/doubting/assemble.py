@@ -260,3 +260,15 @@ def shard_paths_for(work: str, split: str, n_shards: int) -> list[ShardPaths]:
                        answers=shard_file(work, "answers", split, i) if "answers" in kinds else None,
                        wood=shard_file(work, "wood", split, i) if "wood" in kinds else None)
             for i in range(n_shards)]
+
+
+def run_assemble(*, train_collection, train_excluded, dev_all, train_ids, train_agent, train_grades, train_answers,
+                 train_wood, dev_ids, dev_agent, dev_grades, train_qrels, dev_qrels, batch_files, assembled,
+                 settings: dict, out_dir) -> dict:
+    """The assemble rule: the release's files under `out_dir` (the folder of `assembled`) from the per-shard
+    files, listed in shard order (`batch_files`: the acquisition batches' query ids, named in `settings`)."""
+    shards = {"train": [ShardPaths(*p) for p in zip(train_ids, train_agent, train_grades, train_answers, train_wood)],
+              "dev": [ShardPaths(*p) for p in zip(dev_ids, dev_agent, dev_grades)]}
+    ids = {"train_collection": train_collection, "train_excluded": train_excluded, "dev_all": dev_all}
+    return assemble(out_dir, ids, shards, train_qrels, dev_qrels, dict(settings["acquisition_batches"]),
+                    dict(settings["grading"]))

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..atomic import write_json_atomic
 from ..errors import InputError
 from .examples import evaluate
 
@@ -104,3 +105,12 @@ def audit_ranking(grades_path, own: dict[str, str], configured: list[str], min_r
     for row, source in zip(result["runs"], [*("workflow",) * len(own), *("config",) * (len(runs) - len(own))]):
         row["source"] = source
     return {"pairs": int(len(graded)), "pairs_failed": int(len(frame) - len(graded)), "depth": DEPTH, **result}
+
+
+def run_audit_ranking(*, bm25, dense, hybrid_rrf, random, grades, runs, ranking, settings: dict) -> dict:
+    """The audit_ranking rule: the own runs (`bm25` ... `random`, OWN_RUNS) and the configured `runs` ranked by
+    the human and the model grades of the audit pairs (`grades`), written to `ranking`."""
+    result = audit_ranking(grades, dict(zip(OWN_RUNS, (bm25, dense, hybrid_rrf, random))), list(runs),
+                           settings["min_rel"])
+    write_json_atomic(ranking, result)
+    return result

@@ -200,3 +200,14 @@ def run_gate(stats_files: dict[tuple[str, str], list[str]], settings: dict, out_
               "accepted": bool(problems) and settings["accept"], "tokens": collect_tokens(stats)}
     write_json_atomic(out_path, record)
     return record
+
+
+def run_release_gate(*, failures, settings: dict, journal_dir: str, **stats_files) -> dict:
+    """The release_gate rule: its inputs, the stats files of every LLM stage's split, are named
+    input_name(stage, split); the record is written to `failures`."""
+    names = {input_name(stage, split): (stage, split) for stage in STAGES for split in stage_splits(stage)}
+    unknown = sorted(set(stats_files) - set(names))
+    if unknown:
+        raise TypeError(f"run_release_gate: unexpected keyword arguments {unknown}")
+    return run_gate({key: list(stats_files.get(name, [])) for name, key in names.items()}, settings, failures,
+                    journal_dir)

@@ -29,8 +29,12 @@ import io
 import math
 from pathlib import Path
 
+from ..annotate.passages import TextStore
 from ..atomic import write_json_atomic, write_text_atomic
 from ..errors import InputError
+from ..json_files import read_json
+from ..passage_store import PassageStore
+from ..shards import read_id_list
 from ..tsv import read_trec_qrels
 from .release_files import DATA_FILES, ID_FILES, TREC_STRICT
 
@@ -260,3 +264,24 @@ def qrels_positives(path) -> dict[str, list[str]]:
         if g >= 1:
             out.setdefault(q, []).append(p)
     return out
+
+
+def run_human_audit_sheet(*, ids, release, official, queries, collection, sheet, label_studio, key,
+                          settings: dict) -> dict:
+    """The human_audit_sheet rule: the blinded sheet (`sheet`, and as Label Studio tasks `label_studio`) of a
+    sample of the queries of `ids` (sheet_inputs), and its `key`; return the sample."""
+    s = settings
+    texts, passages = TextStore.queries(queries), PassageStore(collection)
+    drawn, positives = (read_id_list(ids), qrels_positives(release)) if s["split"] == "dev" \
+        else selected_positives(release)
+    sample = draw_sample(drawn, qrels_positives(official), positives, s["sample_queries"], s["seed"])
+    write_sheet({"split": s["split"], **sample}, texts.get, passages.get, sheet, label_studio, key)
+    return sample
+
+
+def run_human_audit_results(*, key, sheets, queries, collection, results, settings: dict) -> dict:
+    """The human_audit_results rule: the filled `sheets` read back against the `key`, written to `results`."""
+    texts, passages = TextStore.queries(queries), PassageStore(collection)
+    result = human_results(read_json(key), read_sheets(list(sheets), texts.get, passages.get))
+    write_json_atomic(results, result)
+    return result

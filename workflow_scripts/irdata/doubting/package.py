@@ -15,7 +15,7 @@ import os
 import shutil
 from pathlib import Path
 
-from ..atomic import atomic_dir, json_text
+from ..atomic import atomic_dir, json_text, write_json_atomic
 from ..croissant import CROISSANT
 from ..errors import InputError
 from ..json_files import read_json
@@ -25,6 +25,9 @@ from . import card, manifest, select
 from .assemble import DATA_FILES, ID_FILES, STATS, TREC_GRADED, TREC_STRICT
 from .baseline_run import RUN_FILE, run_counts
 from .release_croissant import release_croissant
+
+# the checkout whose code, prompt, env and schema files MANIFEST.json records (code_files are relative to it)
+REPO_ROOT = Path(__file__).resolve().parents[3]
 
 EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
 EXAMPLES = ["load.py", "join_text.py", "evaluate.py"]
@@ -139,3 +142,25 @@ def publish_package(staged_dir, package_dir, ledger) -> dict:
     if is_new:
         manifest.record_ledger(ledger, version, digest, package_dir, staged["config"])
     return {"version": version, "sha256sums_sha256": digest, "package": str(package_dir)}
+
+
+def run_stage_release(*, inputs_checked, assembled_files, inputs_json, llm_identity, failures, bm25_run, release,
+                      settings: dict, code_files: list[str], assembled, staged, audit=None, audit_ranking=None,
+                      human_audit=None, downstream=None) -> dict:
+    """The stage_release rule: the release (its files: `release`) built in `staged` from the assembled files in
+    `assembled` (`assembled_files`), once the raw inputs are checked (`inputs_checked`); return the manifest."""
+    s = settings
+    return build_package(
+        assembled, staged, s["version"], s["repo_id"], inputs_json, llm_identity, dict(s["config"]), REPO_ROOT,
+        list(code_files), dict(s["batch_descriptions"]), s["ledger"], bm25_run, failures_json=failures,
+        package_dir=s["package_dir"], audit_json=audit, audit_ranking_json=audit_ranking, human_audit_json=human_audit,
+        raw_inputs=list(s["raw_inputs"]), downstream_json=downstream,
+    )
+
+
+def run_package(*, checked, release, published, settings: dict, staged) -> dict:
+    """The package rule: the staged release in `staged` (its files: `release`) published, once the raw inputs
+    are checked (`checked`); its record written to `published`."""
+    record = publish_package(staged, settings["package_dir"], settings["ledger"])
+    write_json_atomic(published, record)
+    return record

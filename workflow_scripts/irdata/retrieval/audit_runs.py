@@ -50,10 +50,12 @@ def write_run(out, tag: str, rankings) -> int:
     return lines
 
 
-def write_audit_runs(qrels_path, queries_path, bm25_dir, dense_dir, out: dict, settings: dict,
-                     threads: int | None = None) -> dict:
-    """Write out["bm25"], out["dense"], out["hybrid_rrf"], out["random"]; return their line counts."""
-    queries, judged = judged_queries(qrels_path, queries_path)
+def write_audit_runs(*, qrels, queries, bm25, dense, bm25_run, dense_run, hybrid_rrf_run, random_run, settings: dict,
+                     bm25_dir, dense_dir, threads: int | None = None) -> dict:
+    """The audit_runs rule: write the runs `<name>_run` over the judged audit queries, searching the indexes (`bm25`,
+    `dense`: their files) in `bm25_dir`, `dense_dir`; return their line counts."""
+    out = {"bm25": bm25_run, "dense": dense_run, "hybrid_rrf": hybrid_rrf_run, "random": random_run}
+    queries, judged = judged_queries(qrels, queries)
     texts = [text for _, text in queries]
     searcher = Searcher(settings["search"], bm25_dir=bm25_dir, dense_dir=dense_dir, threads=threads)
     searcher.prepare(texts)

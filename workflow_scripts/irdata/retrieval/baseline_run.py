@@ -22,16 +22,17 @@ def query_texts(ids_path, queries_path) -> list[tuple[str, str]]:
     return [(q, texts[q]) for q in ids]
 
 
-def write_bm25_run(ids_path, queries_path, bm25_dir, out, settings: dict) -> dict:
-    """Write the run to `out` atomically; return its counts (queries, queries with hits, lines)."""
-    queries = query_texts(ids_path, queries_path)
+def write_bm25_run(*, dev_all, queries, bm25, run, settings: dict, bm25_dir) -> dict:
+    """The bm25_dev_run rule: the run of the `dev_all` queries over the BM25 index (`bm25`: its files) in
+    `bm25_dir`, written to `run` atomically; return its counts (queries, queries with hits, lines)."""
+    dev_queries = query_texts(dev_all, queries)
     searcher = Searcher({"bm25": settings["bm25"]}, bm25_dir=bm25_dir)
-    runs = searcher.bm25_batch([text for _, text in queries], k=settings["depth"])
+    runs = searcher.bm25_batch([text for _, text in dev_queries], k=settings["depth"])
     lines = with_hits = 0
-    with atomic_open(out) as fh:
-        for (query_id, _), hits in zip(queries, runs):
+    with atomic_open(run) as fh:
+        for (query_id, _), hits in zip(dev_queries, runs):
             with_hits += bool(len(hits))
             for passage_id, score, rank in hits:
                 fh.write(f"{query_id} Q0 {passage_id} {rank} {score:.6f} {settings['run_tag']}\n")
                 lines += 1
-    return {"queries": len(queries), "queries_with_hits": with_hits, "lines": lines}
+    return {"queries": len(dev_queries), "queries_with_hits": with_hits, "lines": lines}

@@ -222,3 +222,8 @@ class BM25Index:
         # Lucene idf is positive, so score > 0 exactly for passages that contain a query term
         rows, top = top_k_rows(scores, k, 0.0)
         return Hits(self.ids.take(rows), top.astype(np.float32), rows)
+
+
+def run_index_bm25(*, store, index, settings: dict, index_dir, threads: int = 1) -> dict:
+    """The index_bm25 rule: the index (its files: `index`) in `index_dir`, tokenized by `threads` processes."""
+    return build_bm25_index(store, index_dir, settings, workers=threads)

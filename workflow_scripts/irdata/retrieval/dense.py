@@ -361,3 +361,13 @@ class DenseIndex:
             top_rows, top = rank_rows(query_rows[keep], query_scores[keep], k)
             out.append(Hits(self.ids.take(top_rows), top.astype(np.float32), top_rows))
         return out
+
+
+def run_encode_passages(*, store, embeddings, meta, settings: dict, shards: int, shard: int) -> dict:
+    """The encode_passages rule: shard `shard` of `shards` of the passage store, encoded."""
+    return encode_passages(store, embeddings, meta, shard=shard, shards=shards, settings=settings)
+
+
+def run_index_dense(*, store, embeddings, meta, index, index_dir, settings: dict) -> dict:
+    """The index_dense rule: the encoded shards merged into the index (its files: `index`) in `index_dir`."""
+    return build_dense_index(store, list(embeddings), list(meta), index_dir, settings)
