@@ -64,8 +64,8 @@ wildcard_constraints:
 
 rule split_papers:
     input:
-        papers=EVAL44B["papers"],
-        reviews=EVAL44B["reviews"],
+        raw_papers=EVAL44B["papers"],
+        raw_reviews=EVAL44B["reviews"],
     output:
         collection=COLLECTIONS["papers44b"],
         papers=f"{E44}/papers.jsonl",
@@ -105,7 +105,7 @@ rule index_44b_miner_bm25:
     input:
         collection=STORES["papers44b"],
     output:
-        [f"{E44}/miners/bm25/{name}" for name in BM25_FILES],
+        index_files=[f"{E44}/miners/bm25/{name}" for name in BM25_FILES],
     log:
         "logs/eval44b/index_44b_miner.bm25.log",
     conda:
@@ -121,7 +121,7 @@ rule index_44b_miner_bm25:
 
 use rule index_44b_miner_bm25 as index_44b_miner_dense with:
     output:
-        [f"{E44}/miners/dense/{name}" for name in DENSE_FILES],
+        index_files=[f"{E44}/miners/dense/{name}" for name in DENSE_FILES],
     log:
         "logs/eval44b/index_44b_miner.dense.log",
     benchmark:
@@ -138,8 +138,8 @@ rule mine_negatives:
     input:
         queries=f"{E44}/queries/{{e44split}}.jsonl",
         papers=rules.split_papers.output.papers,
-        bm25=E44_MINER_INDEX["bm25"],
-        dense=E44_MINER_INDEX["dense"],
+        bm25_index=E44_MINER_INDEX["bm25"],
+        dense_index=E44_MINER_INDEX["dense"],
     output:
         mined=f"{E44}/mined/{{e44split}}.jsonl",
         report=f"{E44}/mined/{{e44split}}.report.json",
@@ -150,8 +150,8 @@ rule mine_negatives:
     params:
         settings=stage_settings("mine_negatives"),
         code=stage_code("mine_negatives"),
-        bm25=lambda wildcards, input: os.path.dirname(input.bm25[0]),
-        dense=lambda wildcards, input: os.path.dirname(input.dense[0]),
+        bm25=lambda wildcards, input: os.path.dirname(input.bm25_index[0]),
+        dense=lambda wildcards, input: os.path.dirname(input.dense_index[0]),
     script:
         "../workflow_scripts/mine_negatives.py"
 
@@ -205,7 +205,7 @@ rule score_arms:
         queries=f"{E44}/queries/test.jsonl",
         collection=rules.split_papers.output.collection,
     output:
-        f"{E44}/arms/{{e44arm}}.json",
+        result=f"{E44}/arms/{{e44arm}}.json",
     log:
         "logs/eval44b/score_arms.{e44arm}.log",
     conda:
@@ -244,9 +244,9 @@ rule package_44b:
 
 rule publish_44b:
     input:
-        staged=list(EVAL44B_STAGED.values()),
+        staged_files=list(EVAL44B_STAGED.values()),
     output:
-        f"{E44}/published.json",
+        record=f"{E44}/published.json",
     log:
         "logs/eval44b/publish_44b.log",
     conda:
@@ -254,6 +254,6 @@ rule publish_44b:
     params:
         settings=stage_settings("publish_44b"),
         code=stage_code("publish_44b"),
-        staged=lambda wildcards, input: str(Path(input.staged[-1]).parent),
+        staged=lambda wildcards, input: str(Path(input.staged_files[-1]).parent),
     script:
         "../workflow_scripts/publish_44b.py"
