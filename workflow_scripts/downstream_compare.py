@@ -1,4 +1,5 @@
-from irdata.downstream.compare import finding, run_compare
+from irdata.downstream.compare import finding
+from irdata.downstream.compare_run import run_compare
 from irdata.job_args import job_args
 from irdata.logs import rule_logging
 

@@ -1,4 +1,4 @@
-from irdata.downstream.evaluation import encode_shard
+from irdata.downstream.encode_run import encode_shard
 from irdata.job_args import job_args
 from irdata.logs import rule_logging
 

@@ -1,4 +1,4 @@
-from irdata.eval44b.package import publish
+from irdata.eval44b.publish_run import publish
 from irdata.job_args import job_args
 from irdata.logs import rule_logging
 

@@ -101,19 +101,6 @@ def evaluate_model(store, npy_paths, meta_paths, queries: dict, qrels_sets: dict
                      for name, (qrels, min_rel) in sorted(qrels_sets.items())}}
 
 
-def encode_shard(*, store, embeddings, meta, shard: int, shards: int, settings: dict, model=None,
-                 training=None) -> dict:
-    """The downstream_encode job: encode shard `shard` of `shards` of the passage `store` into `embeddings` and
-    `meta` with settings["model"]: a trained model (its files `model`, its report `training`) or a base model
-    (no file of the workflow)."""
-    import torch
-
-    from ..retrieval.dense import encode_passages
-
-    torch.set_num_threads(settings["threads"])
-    return encode_passages(store, embeddings, meta, shard=shard, shards=shards, settings=settings)
-
-
 def run_evaluation(*, queries, store, embeddings, meta, result, qrels_sets: dict, settings: dict, model=None,
                    training=None, **qrels) -> dict:
     """The downstream_evaluate job: evaluate_model of the collection `store`, encoded in the shards

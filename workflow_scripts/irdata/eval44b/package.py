@@ -15,7 +15,6 @@ from ..atomic import atomic_dir, atomic_open, write_json_atomic, write_jsonl_ato
 from ..doubting.gate import check_limits, read_job_stats, sum_jobs
 from ..json_files import read_json, read_jsonl
 from ..provenance import sha256_file, sha256sums_text
-from ..publish import publish_release
 from .card import card_markdown
 from .metrics import chance_metrics, metrics_from_ranks
 from .mining import RECIPE
@@ -234,14 +233,6 @@ def package(*, mined_train, mined_val, mined_test, report_train, report_val, rep
     folder = Path(sums).parent
     with atomic_dir(folder) as tmp:
         return _write_release(paths, {key: tmp / Path(path).relative_to(folder) for key, path in out.items()}, settings)
-
-
-def publish(*, staged_files, staged, record, settings: dict) -> dict:
-    """The publish_44b job: publish the release package() staged in the folder `staged` (its files
-    `staged_files`) at settings["release"]; write the publication's `record` and return it."""
-    published = publish_release(staged, settings["release"], "package_44b")
-    write_json_atomic(record, published)
-    return published
 
 
 def _write_release(paths: dict, out: dict, settings: dict) -> dict:
