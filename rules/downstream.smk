@@ -65,8 +65,8 @@ rule downstream_beir_inputs:
         unpack(ds_beir_files),
     output:
         store=f"{DS}/beir/{{dscoll}}/passages.arrow",
-        queries=f"{DS}/beir/{{dscoll}}/queries.tsv",
-        qrels=f"{DS}/beir/{{dscoll}}/qrels.trec",
+        judged_queries=f"{DS}/beir/{{dscoll}}/queries.tsv",
+        judged_qrels=f"{DS}/beir/{{dscoll}}/qrels.trec",
         report=f"{DS}/beir/{{dscoll}}/inputs.json",
     log:
         "logs/downstream/beir_inputs/{dscoll}.log",
@@ -108,7 +108,7 @@ rule downstream_evaluate:
         embeddings=lambda wildcards: ds_encoded(wildcards, "npy"),
         meta=lambda wildcards: ds_encoded(wildcards, "json"),
     output:
-        f"{DS}/eval/{{dsbase}}/{{dsmodel}}/{{dscoll}}.json",
+        result=f"{DS}/eval/{{dsbase}}/{{dsmodel}}/{{dscoll}}.json",
     log:
         "logs/downstream/evaluate/{dsbase}.{dsmodel}.{dscoll}.log",
     benchmark:
@@ -126,10 +126,10 @@ rule downstream_evaluate:
 rule downstream_compare:
     input:
         training_set=rules.downstream_training_set.output.report,
-        trainings=[f"{DS}/models/{b}/{a}.train.json" for b, a in DS_TRAININGS],
-        evaluations=[f"{DS}/eval/{b}/{m}/{c}.json" for b, m, c in DS_EVALUATIONS],
+        training_reports=[f"{DS}/models/{b}/{a}.train.json" for b, a in DS_TRAININGS],
+        evaluation_results=[f"{DS}/eval/{b}/{m}/{c}.json" for b, m, c in DS_EVALUATIONS],
     output:
-        DS_RESULT,
+        result=DS_RESULT,
     log:
         "logs/downstream/compare.log",
     benchmark:

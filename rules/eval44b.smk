@@ -22,8 +22,8 @@ wildcard_constraints:
 
 rule split_papers:
     input:
-        papers=EVAL44B["papers"],
-        reviews=EVAL44B["reviews"],
+        raw_papers=EVAL44B["papers"],
+        raw_reviews=EVAL44B["reviews"],
     output:
         collection=COLLECTIONS["papers44b"],
         papers=f"{E44}/papers.jsonl",
@@ -65,7 +65,7 @@ rule index_44b_miner_bm25:
     input:
         collection=STORES["papers44b"],
     output:
-        _e44.miner_own_index_files("bm25"),
+        index_files=_e44.miner_own_index_files("bm25"),
     log:
         "logs/eval44b/index_44b_miner.bm25.log",
     benchmark:
@@ -82,7 +82,7 @@ rule index_44b_miner_bm25:
 
 use rule index_44b_miner_bm25 as index_44b_miner_dense with:
     output:
-        _e44.miner_own_index_files("dense"),
+        index_files=_e44.miner_own_index_files("dense"),
     log:
         "logs/eval44b/index_44b_miner.dense.log",
     benchmark:
@@ -97,8 +97,8 @@ rule mine_negatives:
     input:
         queries=f"{E44}/queries/{{e44split}}.jsonl",
         papers=rules.split_papers.output.papers,
-        bm25=_e44.miner_index_files(config, "bm25"),
-        dense=_e44.miner_index_files(config, "dense"),
+        bm25_index=_e44.miner_index_files(config, "bm25"),
+        dense_index=_e44.miner_index_files(config, "dense"),
     output:
         mined=f"{E44}/mined/{{e44split}}.jsonl",
         report=f"{E44}/mined/{{e44split}}.report.json",
@@ -110,8 +110,8 @@ rule mine_negatives:
         "../envs/eval44b.yaml"
     params:
         **stage_params("mine_negatives"),
-        bm25=input_folder("bm25"),
-        dense=input_folder("dense"),
+        bm25=input_folder("bm25_index"),
+        dense=input_folder("dense_index"),
     script:
         "../workflow_scripts/mine_negatives.py"
 
@@ -162,7 +162,7 @@ rule score_arms:
         queries=f"{E44}/queries/test.jsonl",
         collection=rules.split_papers.output.collection,
     output:
-        f"{E44}/arms/{{e44arm}}.json",
+        result=f"{E44}/arms/{{e44arm}}.json",
     log:
         "logs/eval44b/score_arms.{e44arm}.log",
     benchmark:
@@ -200,15 +200,15 @@ rule package_44b:
 
 rule publish_44b:
     input:
-        staged=list(EVAL44B_STAGED.values()),
+        staged_files=list(EVAL44B_STAGED.values()),
     output:
-        f"{E44}/published.json",
+        record=f"{E44}/published.json",
     log:
         "logs/eval44b/publish_44b.log",
     conda:
         "../envs/core.yaml"
     params:
         **stage_params("publish_44b"),
-        staged=lambda wildcards, input: str(Path(input.staged[-1]).parent),
+        staged=lambda wildcards, input: str(Path(input.staged_files[-1]).parent),
     script:
         "../workflow_scripts/publish_44b.py"

@@ -1,14 +1,6 @@
 from irdata.eval44b.mine_run import run_mining
+from irdata.job_args import job_args
 from irdata.logs import rule_logging
 
-with rule_logging(snakemake) as log:
-    run_mining(
-        snakemake.input.queries,
-        snakemake.input.papers,
-        snakemake.params.bm25,
-        snakemake.params.dense,
-        snakemake.output.mined,
-        snakemake.output.report,
-        snakemake.params.settings["mining"],
-        snakemake.params.settings["search"],
-    )
+with rule_logging(snakemake):
+    run_mining(**job_args(snakemake))

@@ -1,8 +1,7 @@
-from irdata.atomic import write_json_atomic
+from irdata.eval44b.publish_run import publish
+from irdata.job_args import job_args
 from irdata.logs import rule_logging
-from irdata.publish import publish_release
 
 with rule_logging(snakemake) as log:
-    record = publish_release(snakemake.params.staged, snakemake.params.settings["release"], "package_44b")
-    write_json_atomic(snakemake.output[0], record)
+    record = publish(**job_args(snakemake))
     log.info("published %s", record)

@@ -197,13 +197,14 @@ def test_the_card_says_what_the_numbers_show(tmp_path):
 
     write_json_atomic(path, better)
     out = {"table": tmp_path / "t.html", "figure": tmp_path / "f.png"}
-    assert downstream_report(path, out) == 1
+    assert downstream_report(result=path, **out) == 1
     first = out["figure"].read_bytes()
-    downstream_report(path, out)
+    downstream_report(result=path, **out)
     assert out["figure"].read_bytes() == first and "+0.5550" in out["table"].read_text()
 
 
 def test_a_beir_set_is_read_and_a_bad_line_is_named(tmp_path):
+    from irdata.beir_inputs import beir_paths
     from irdata.downstream.beir import convert_beir
     from irdata.errors import InputError
     from irdata.passage_store import PassageStore
@@ -216,7 +217,9 @@ def test_a_beir_set_is_read_and_a_bad_line_is_named(tmp_path):
     (beir / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n1\td1\t1\n1\td2\t0\n")
     out = tmp_path / "out"
     out.mkdir()
-    counts = convert_beir(beir, "test", out / "p.arrow", out / "q.tsv", out / "qrels.trec")
+    files = {**beir_paths(beir, "test"), "store": out / "p.arrow", "judged_queries": out / "q.tsv",
+             "judged_qrels": out / "qrels.trec", "report": out / "inputs.json", "settings": {}}
+    counts = convert_beir(**files)
     assert counts == {"passages": 2, "queries": 1, "qrels": 2}
     store = PassageStore(out / "p.arrow")
     # the title kept beside the text; the encoder reads them joined, as BEIR's dense models do
@@ -226,8 +229,8 @@ def test_a_beir_set_is_read_and_a_bad_line_is_named(tmp_path):
     assert (out / "qrels.trec").read_text() == "1\t0\td1\t1\n1\t0\td2\t0\n"
     (beir / "queries.jsonl").write_text('{"_id": "1", "text": "ok"}\n{"_id": 2, "text": "x"}\n')
     with pytest.raises(InputError, match=r"queries.jsonl, line 2, field '_id': _id is a JSON int"):
-        convert_beir(beir, "test", out / "p.arrow", out / "q.tsv", out / "qrels.trec")
+        convert_beir(**files)
     (beir / "queries.jsonl").write_text('{"_id": "1", "text": "ok"}\n')
     (beir / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n1\td9\t1\n")
     with pytest.raises(InputError, match="test.tsv, line 2, field 'corpus-id': corpus-id 'd9'"):
-        convert_beir(beir, "test", out / "p.arrow", out / "q.tsv", out / "qrels.trec")
+        convert_beir(**files)

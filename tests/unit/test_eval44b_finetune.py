@@ -102,7 +102,8 @@ def test_the_training_report_is_byte_identical_without_timing(tiny, tmp_path):
     reports = []
     for run_dir in ("a", "b"):
         out = tmp_path / f"{run_dir}.json"
-        report = run_fine_tune("cross_encoder", paths, tmp_path / run_dir, out, settings, SCORE)
+        report = run_fine_tune(kind="cross_encoder", **paths, model=[], report=out, model_dir=tmp_path / run_dir,
+                               settings={"finetune": settings, "scoring": SCORE})
         assert report["train_seconds"] is None
         reports.append(out.read_bytes())
     assert reports[0] == reports[1]

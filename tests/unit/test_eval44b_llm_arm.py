@@ -17,6 +17,7 @@ from irdata.eval44b.arms import score_arm
 from irdata.eval44b.llm_arm import LlmScorer, arm_job
 from irdata.eval44b.metrics import METRICS
 from irdata.eval44b.score import run_arm
+from irdata.prompts import Prompt
 from model_server import ModelServer
 from unit.test_eval44b_package import build_in
 
@@ -48,6 +49,11 @@ def arm_settings(server, folder: Path, retry_state=None) -> dict:
             "retry_state": str(retry_state), "retry": retry_generation(retry_state)}
 
 
+def arm_job_args(settings: dict) -> dict:
+    """run_arm's settings, prompts and LLM job as score_arms passes them."""
+    return {"settings": settings, "prompts": {"pair": Prompt(PROMPT)}, "job": arm_job(settings)}
+
+
 def grade_faults(server) -> Counter:
     kinds = {"500": "http_500", "garbage": "unparseable"}
     return Counter(kinds[r.fault] for r in server.received("grade") if r.fault)
@@ -74,7 +80,8 @@ def test_each_failed_grade_is_counted_by_kind_and_its_query_is_left_unranked(ser
 
 def test_a_server_failing_every_call_gives_no_rank_and_no_metric(server, tmp_path):
     server.faults = {"500": 1.0}
-    result = run_arm("llm", *tiny_inputs(tmp_path), tmp_path / "llm.json", arm_settings(server, tmp_path))
+    result = run_arm(arm="llm", **tiny_inputs(tmp_path), result=tmp_path / "llm.json",
+                     **arm_job_args(arm_settings(server, tmp_path)))
     assert result["failures"]["by_kind"] == {"http_500": 18} and result["queries_unranked"] == 6
     assert result["queries"] == 0 and result["ranks"] == [] and set(result["metrics"].values()) == {None}
     # the record is the job's stats (the gate reads it) and its retry state asks for a rerun
@@ -84,24 +91,26 @@ def test_a_server_failing_every_call_gives_no_rank_and_no_metric(server, tmp_pat
 
 
 def tiny_inputs(folder: Path):
-    """mined, queries and collection files of ROWS, QUERIES and DOCS."""
+    """{mined, queries, collection}: the files of ROWS, QUERIES and DOCS."""
     mined, queries, collection = folder / "mined.jsonl", folder / "queries.jsonl", folder / "papers.tsv"
     mined.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
     queries.write_text("".join(json.dumps({"note_id": q, "text": t}) + "\n" for q, t in QUERIES.items()))
     collection.write_text("".join(f"{k}\t{t}\n" for k, t in DOCS.items()))
-    return mined, queries, collection
+    return {"mined": mined, "queries": queries, "collection": collection}
 
 
 def test_a_rerun_retries_exactly_the_failed_calls(server, tmp_path):
     server.faults = {"500": 0.3}
     state = tmp_path / "retry.json"
-    first = run_arm("llm", *tiny_inputs(tmp_path), tmp_path / "llm.json", arm_settings(server, tmp_path, state))
+    first = run_arm(arm="llm", **tiny_inputs(tmp_path), result=tmp_path / "llm.json",
+                    **arm_job_args(arm_settings(server, tmp_path, state)))
     failed = {r.key for r in server.received("grade") if r.fault}
     assert first["failures"]["failed"] == len(failed) > 0 and retry_generation(state) == 1
     seen = len(server.log)
 
     server.faults = {}
-    again = run_arm("llm", *tiny_inputs(tmp_path), tmp_path / "llm.json", arm_settings(server, tmp_path, state))
+    again = run_arm(arm="llm", **tiny_inputs(tmp_path), result=tmp_path / "llm.json",
+                    **arm_job_args(arm_settings(server, tmp_path, state)))
     assert {r.key for r in server.log[seen:]} == failed  # the journal answered every other call
     assert again["failures"]["failed"] == 0 and again["queries"] == len(ROWS)
     assert retry_generation(state) == 1  # nothing left to retry: the next plain run reruns nothing

@@ -32,7 +32,8 @@ def test_a_miner_mines_with_its_own_model_and_bm25(tmp_path):
     write_passage_store(tsv, collection)
     own = {"bm25": {**BM25, "k1": 1.2}, "dense": {**MINILM, "model": tiny_sentence_transformer(tmp_path)}}
     for kind in ("bm25", "dense"):
-        build_miner_index(kind, collection, tmp_path / kind, own[kind])
+        build_miner_index(kind=kind, collection=collection, index_files=[], index_dir=tmp_path / kind,
+                          settings=own[kind])
     assert json.loads((tmp_path / "bm25/settings.json").read_text())["k1"] == 1.2
     searcher = Searcher(own, bm25_dir=tmp_path / "bm25", dense_dir=tmp_path / "dense")
     assert len(searcher.dense("speech", k=3, exclude=["p:0"])) == 2

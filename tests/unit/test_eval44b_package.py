@@ -19,6 +19,7 @@ from irdata.eval44b.arms import Bm25Scorer
 from irdata.eval44b.card import card_markdown
 from irdata.eval44b.card_hub import declared_configs, size_category
 from irdata.eval44b.inputs import read_texts_by_id
+from irdata.eval44b.llm_arm import arm_job
 from irdata.eval44b.metrics import metrics_from_ranks
 from irdata.eval44b.mining import mine
 from irdata.eval44b.package import package, rank_rows
@@ -28,6 +29,7 @@ from irdata.eval44b.screen import Screen
 from irdata.eval44b.split import SPLITS, split_papers
 from irdata.eval44b.stages import CARD_KEYS
 from irdata.json_files import read_jsonl
+from irdata.prompts import Prompt
 from printed_commands import code_blocks
 
 REPO = Path(__file__).resolve().parents[2]
@@ -141,13 +143,13 @@ def build(folder, settings=SCORING, mining=MINING, llm_arm=None, llm_gate=None, 
     p_in, r_in = demo_inputs(folder)
     w = folder / "work"
     split_papers(
-        p_in,
-        r_in,
-        w / "papers.tsv",
-        w / "papers.jsonl",
-        w / "reviews.jsonl",
-        w / "split.json",
-        {
+        raw_papers=p_in,
+        raw_reviews=r_in,
+        collection=w / "papers.tsv",
+        papers=w / "papers.jsonl",
+        reviews=w / "reviews.jsonl",
+        report=w / "split.json",
+        settings={
             "format": "44b",
             "salt": "44b-training-pairs-2026-07-31:",
             "key_format": "{scheme}:{id}",
@@ -155,7 +157,7 @@ def build(folder, settings=SCORING, mining=MINING, llm_arm=None, llm_gate=None, 
         },
     )
     qpaths = {s: w / f"queries/{s}.jsonl" for s in SPLITS}
-    write_queries(w / "reviews.jsonl", qpaths, w / "queries/report.json", 200)
+    write_queries(reviews=w / "reviews.jsonl", **qpaths, report=w / "queries/report.json", settings={"min_chars": 200})
     collection = read_texts_by_id(w / "papers.tsv")
     papers = {p["key"]: p for p in read_jsonl(w / "papers.jsonl")}
     bm25 = Bm25Scorer(collection, 10**6, RETRIEVAL["bm25"])
@@ -186,10 +188,13 @@ def build(folder, settings=SCORING, mining=MINING, llm_arm=None, llm_gate=None, 
     arms = []
     for arm in ("random", "bm25"):
         arm_settings = {**ARMS[arm], "record_timing": settings["record_timing"]}
-        run_arm(arm, w / "mined/test.jsonl", qpaths["test"], w / "papers.tsv", w / f"arms/{arm}.json", arm_settings)
+        run_arm(arm=arm, mined=w / "mined/test.jsonl", queries=qpaths["test"], collection=w / "papers.tsv",
+                result=w / f"arms/{arm}.json", settings=arm_settings)
         arms.append(w / f"arms/{arm}.json")
     if llm_arm is not None:
-        run_arm("llm", w / "mined/test.jsonl", qpaths["test"], w / "papers.tsv", w / "arms/llm.json", llm_arm)
+        run_arm(arm="llm", mined=w / "mined/test.jsonl", queries=qpaths["test"], collection=w / "papers.tsv",
+                result=w / "arms/llm.json", settings=llm_arm, prompts={"pair": Prompt(llm_arm["prompt"])},
+                job=arm_job(llm_arm))
         arms.append(w / "arms/llm.json")
     rel = folder / "release"
     out = {
@@ -207,17 +212,16 @@ def build(folder, settings=SCORING, mining=MINING, llm_arm=None, llm_gate=None, 
         ]
     }
     manifest = package(
-        {
-            "papers": w / "papers.jsonl",
-            "split_report": w / "split.json",
-            "queries_report": w / "queries/report.json",
-            "mined": {s: w / f"mined/{s}.jsonl" for s in SPLITS},
-            "mining_reports": {s: w / f"mined/{s}.report.json" for s in SPLITS},
-            "arms": arms,
-            "inputs": {"papers": p_in, "reviews": r_in},
-        },
-        out,
-        {
+        **{f"mined_{s}": w / f"mined/{s}.jsonl" for s in SPLITS},
+        **{f"report_{s}": w / f"mined/{s}.report.json" for s in SPLITS},
+        raw_papers=p_in,
+        raw_reviews=r_in,
+        papers=w / "papers.jsonl",
+        split_report=w / "split.json",
+        queries_report=w / "queries/report.json",
+        arms=arms,
+        **out,
+        settings={
             "split": {"train_below": 0.8, "val_below": 0.9},
             "unresolvable_schemes": ["web"],
             "mining_recipe": mining,

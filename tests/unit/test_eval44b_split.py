@@ -87,7 +87,8 @@ def test_split_values_recomputed_from_the_salt(tmp_path):
     p_in, r_in = write_jsonl(tmp_path / "p.jsonl", ps), write_jsonl(tmp_path / "r.jsonl", reviews(ps))
     out = {name: tmp_path / "work" / name for name in ("papers.tsv", "papers.jsonl", "reviews.jsonl", "split.json")}
     report = split_papers(
-        p_in, r_in, out["papers.tsv"], out["papers.jsonl"], out["reviews.jsonl"], out["split.json"], SETTINGS
+        raw_papers=p_in, raw_reviews=r_in, collection=out["papers.tsv"], papers=out["papers.jsonl"],
+        reviews=out["reviews.jsonl"], report=out["split.json"], settings=SETTINGS,
     )
     rows = [json.loads(line) for line in out["papers.jsonl"].read_text().splitlines()]
     assert len(rows) == 61
@@ -121,7 +122,8 @@ def test_key_format_is_configurable(tmp_path):
     p_in, r_in = write_jsonl(tmp_path / "p.jsonl", ps), write_jsonl(tmp_path / "r.jsonl", [])
     settings = {**SETTINGS, "key_format": "{id}"}
     split_papers(
-        p_in, r_in, tmp_path / "a.tsv", tmp_path / "a.jsonl", tmp_path / "r.out", tmp_path / "s.json", settings
+        raw_papers=p_in, raw_reviews=r_in, collection=tmp_path / "a.tsv", papers=tmp_path / "a.jsonl",
+        reviews=tmp_path / "r.out", report=tmp_path / "s.json", settings=settings,
     )
     rows = [json.loads(line) for line in (tmp_path / "a.jsonl").read_text().splitlines()]
     assert all(r["split_value"] == split_value(SALT, r["id"]) for r in rows)
@@ -167,7 +169,7 @@ def test_queries_at_least_min_chars_keep_their_fields(tmp_path):
     assert dropped == {"test": 1}
     r_in = write_jsonl(tmp_path / "r.jsonl", revs)
     outs = {s: tmp_path / f"{s}.jsonl" for s in ("train", "val", "test")}
-    report = write_queries(r_in, outs, tmp_path / "rep.json", 200)
+    report = write_queries(reviews=r_in, **outs, report=tmp_path / "rep.json", settings={"min_chars": 200})
     assert report["queries"] == {"train": 1, "val": 0, "test": 1} and outs["val"].read_text() == ""
 
 

@@ -119,7 +119,7 @@ def test_eval44b_report_ranks_arms(tmp_path):
              "queries": 2, "model": "SmolLM2-135M-Instruct"}]
     results.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = {"arms": tmp_path / "arms.html", "figure": tmp_path / "arms.png"}
-    ranked = eval44b_report(results, out)
+    ranked = eval44b_report(results=results, **out)
     assert [r["arm"] for r in ranked] == ["bm25", "llm", "random"]       # P@1, ties by name
     flat = " ".join(text(out["arms"]).split())
     assert "1 bm25 0.600" in flat and "2 llm (SmolLM2-135M-Instruct) 0.600" in flat and "3 random 0.110" in flat
@@ -142,7 +142,7 @@ def test_eval44b_report_lists_a_withheld_arm_unranked_and_plots_no_number_of_it(
              "queries": 3, "model": "m", "metrics_withheld": "27 of 90 pairs failed, over the limit"}]
     results.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = {"arms": tmp_path / "arms.html", "figure": tmp_path / "arms.png"}
-    assert [r["arm"] for r in eval44b_report(results, out)] == ["random", "llm"]
+    assert [r["arm"] for r in eval44b_report(results=results, **out)] == ["random", "llm"]
     flat = " ".join(text(out["arms"]).split())
     assert "1 random 0.110" in flat and "llm (m) 3" in flat and "2 llm" not in flat
     assert out["figure"].read_bytes().startswith(PNG)

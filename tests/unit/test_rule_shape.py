@@ -117,8 +117,9 @@ def test_each_rule_names_what_its_function_takes(workflow_rules):
             found.append(f"{name}: {function.__name__} takes arguments that are not keyword-only")
         keywords = {p.name for p in parameters if p.kind is p.KEYWORD_ONLY}
         required = {p.name for p in parameters if p.kind is p.KEYWORD_ONLY and p.default is p.empty}
-        # an unpacked input function names its inputs per job: the prompts, grade's optional answers
-        missing = required - names - extra - ({"prompts"} if unpacked else set())
+        # an unpacked input function names its inputs per job (the prompts, grade's optional answers, a BEIR
+        # set's files): what the function requires is then known per job only; what the rule names must fit
+        missing = set() if unpacked else required - names - extra
         if any(p.kind is p.VAR_KEYWORD for p in parameters):
             unknown = set()
         else:

@@ -368,13 +368,14 @@ def doubting_report(stats_json, manifest_json, judgments_train, train_queries, d
 ARM_COLUMNS = ("P@1", "P@2", "P@3", "MRR", "mean_rank", "ms_per_query", "queries")
 
 
-def eval44b_report(results_jsonl, out: dict) -> list[dict]:
-    """Write out["arms"] (HTML table, ranked by P@1) and out["figure"] (PNG); return the ranked rows. An arm
-    without metrics (an LLM arm whose metrics are withheld) is listed last, unranked, and not plotted."""
-    results = sorted(read_jsonl(results_jsonl), key=lambda r: (r["P@1"] is None, -(r["P@1"] or 0), r["arm"]))
+def eval44b_report(*, results, arms, figure) -> list[dict]:
+    """From the release's results.jsonl, write `arms` (HTML table, ranked by P@1) and `figure` (PNG); return the
+    ranked rows. An arm without metrics (an LLM arm whose metrics are withheld) is listed last, unranked, and
+    not plotted."""
+    results = sorted(read_jsonl(results), key=lambda r: (r["P@1"] is None, -(r["P@1"] or 0), r["arm"]))
     rows = [["" if r["P@1"] is None else i + 1, r["arm"] + (f" ({r['model']})" if r.get("model") else ""),
              *["" if r.get(c) is None else r[c] for c in ARM_COLUMNS]] for i, r in enumerate(results)]
-    write_html(out["arms"], "44b Eval: arms on the 9-candidate test sets",
+    write_html(arms, "44b Eval: arms on the 9-candidate test sets",
                html_table(["rank", "arm", *ARM_COLUMNS], rows))
     plotted = [r for r in results if r["P@1"] is not None]
     fig, ax = plt.subplots(figsize=(7, 1.2 + 0.5 * max(len(plotted), 1)), layout="constrained")
@@ -387,7 +388,7 @@ def eval44b_report(results_jsonl, out: dict) -> list[dict]:
     ax.set_xlim(0, 1.12)
     ax.legend(fontsize=8, loc="lower right")
     ax.set_title("44b Eval: P@1 and MRR per arm")
-    save_figure(fig, out["figure"])
+    save_figure(fig, figure)
     return results
 
 
@@ -396,15 +397,16 @@ def eval44b_report(results_jsonl, out: dict) -> list[dict]:
 DOWNSTREAM_MODELS = ("base", "official", "release")
 
 
-def downstream_report(downstream_json, out: dict) -> int:
-    """Write out["table"] (HTML: the card's table and its sentence) and out["figure"] (PNG: one bar chart per
-    base model and evaluation set, the three models' nDCG@10, MRR@10 and Recall@100); return the panels."""
+def downstream_report(*, result, table, figure) -> int:
+    """From the downstream comparison's `result` (JSON), write `table` (HTML: the card's table and its sentence)
+    and `figure` (PNG: one bar chart per base model and evaluation set, the three models' nDCG@10, MRR@10 and
+    Recall@100); return the panels."""
     from .downstream.compare import MEASURES, finding, table_rows
 
-    result = read_json(downstream_json)
+    result = read_json(result)
     header = ["base model", "set", "queries", "measure", "base", "official", "release", "release - official",
               "95% interval", "p"]
-    write_html(out["table"], "Doubting MS MARCO: downstream comparison",
+    write_html(table, "Doubting MS MARCO: downstream comparison",
                html_table(header, table_rows(result)) + f"<p>{html.escape(finding(result))}</p>")
     panels = [(base, name, row) for base, sets in result["results"].items() for name, row in sets.items()]
     fig, axes = plt.subplots(1, max(len(panels), 1), figsize=(4.2 * max(len(panels), 1), 3.4), layout="constrained",
@@ -423,7 +425,7 @@ def downstream_report(downstream_json, out: dict) -> int:
         ax.set_xticks(x, MEASURES)
         ax.set_ylim(0, 1.1)
         ax.legend(fontsize=7, loc="upper left")
-    save_figure(fig, out["figure"])
+    save_figure(fig, figure)
     return len(panels)
 
 

@@ -99,3 +99,21 @@ def evaluate_model(store, npy_paths, meta_paths, queries: dict, qrels_sets: dict
     return {"model": encode["model"], "model_sha256": asked["model_sha256"], "index": kind, "passages": len(store),
             "sets": {name: {**score_run(qrels, run, min_rel), "min_rel": min_rel}
                      for name, (qrels, min_rel) in sorted(qrels_sets.items())}}
+
+
+def run_evaluation(*, queries, store, embeddings, meta, result, qrels_sets: dict, settings: dict, model=None,
+                   training=None, **qrels) -> dict:
+    """The downstream_evaluate job: evaluate_model of the collection `store`, encoded in the shards
+    `embeddings` and `meta`, on the `queries` (TSV) judged in each set's qrels file (`qrels`, by the set names of
+    `qrels_sets` {name: lowest relevant grade}); write the `result` and return it. `model` and `training`: a
+    trained model's files and report (the model settings["encode"] names), none for a base model."""
+    from ..atomic import write_json_atomic
+    from ..tsv import read_id_text_tsv
+
+    table = read_id_text_tsv(queries, "query_id", "text")
+    texts = dict(zip(table.column("query_id").to_pylist(), table.column("text").to_pylist()))
+    # the release's strict dev qrels count grade >= 2 (all are 3), the official and BEIR ones relevance >= 1
+    sets = {name: (qrels_dict(qrels[name]), min_rel) for name, min_rel in qrels_sets.items()}
+    evaluated = evaluate_model(store, embeddings, meta, texts, sets, settings)
+    write_json_atomic(result, evaluated)
+    return evaluated

@@ -93,35 +93,38 @@ def arm_examples(rows: list[dict], arm: str, queries: dict[str, str], passages, 
             for row in rows for pid in row[arm]]
 
 
-def run_training_set(paths: dict, bm25_dir, dense_dir, out_rows, out_report, settings: dict,
-                     threads: int | None = None) -> dict:
-    """The downstream_training_set job. paths: train_queries (the release's train_queries parquet), qrels_train,
-    judgments_train, official_qrels (checked TREC qrels), queries (train query TSV)."""
+def run_training_set(*, train_queries, qrels_train, judgments_train, official_qrels, queries, bm25, dense, rows,
+                     report, bm25_dir, dense_dir, settings: dict, threads: int | None = None) -> dict:
+    """The downstream_training_set job: from the release's train_queries, qrels_train and judgments_train
+    (parquet), the checked official qrels (TREC) and the train `queries` (TSV), with the hard negatives searched
+    in the MS MARCO indexes (the files `bm25`, `dense`, in `bm25_dir`, `dense_dir`), write the training `rows`
+    and a `report`."""
     import pyarrow.parquet as pq
 
     from ..atomic import write_json_atomic, write_jsonl_atomic
     from ..retrieval.search import Searcher
     from ..tsv import read_id_text_tsv, read_trec_qrels
 
-    official = read_trec_qrels(paths["official_qrels"])
-    labels = label_sets(pq.read_table(paths["train_queries"]), pq.read_table(paths["qrels_train"]), official,
+    official = read_trec_qrels(official_qrels)
+    labels = label_sets(pq.read_table(train_queries), pq.read_table(qrels_train), official,
                         settings["positives"])
-    excluded = excluded_passages(pq.read_table(paths["judgments_train"], columns=["query_id", "passage_id", "grade"]),
+    excluded = excluded_passages(pq.read_table(judgments_train, columns=["query_id", "passage_id", "grade"]),
                                  official)
-    table = read_id_text_tsv(paths["queries"], "query_id", "text")
+    table = read_id_text_tsv(queries, "query_id", "text")
     texts = dict(zip(table.column("query_id").to_pylist(), table.column("text").to_pylist()))
     searcher = Searcher(settings["search"], bm25_dir=bm25_dir, dense_dir=dense_dir, threads=threads)
-    queries = labels["queries"]
-    searcher.prepare(texts[q] for q in queries)
+    labelled = labels["queries"]
+    searcher.prepare(texts[q] for q in labelled)
     depth = settings["negative_depth"]
-    hits = searcher.hybrid_batch([texts[q] for q in queries], k=depth, depth=depth,
-                                 exclude=[sorted(excluded.get(q, ())) for q in queries])
-    negatives = hard_negatives(queries, {q: list(h.ids) for q, h in zip(queries, hits)}, excluded)
-    rows = training_rows(labels, negatives)
-    write_jsonl_atomic(out_rows, rows)
-    report = {**labels["counts"], "positives": settings["positives"], "queries": len(rows),
-              "no_negative": len(queries) - len(rows), "differ": sum(r["release"] != r["official"] for r in rows),
-              "release_pairs": sum(len(r["release"]) for r in rows),
-              "official_pairs": sum(len(r["official"]) for r in rows)}
-    write_json_atomic(out_report, report)
-    return report
+    hits = searcher.hybrid_batch([texts[q] for q in labelled], k=depth, depth=depth,
+                                 exclude=[sorted(excluded.get(q, ())) for q in labelled])
+    negatives = hard_negatives(labelled, {q: list(h.ids) for q, h in zip(labelled, hits)}, excluded)
+    built = training_rows(labels, negatives)
+    write_jsonl_atomic(rows, built)
+    counts = {**labels["counts"], "positives": settings["positives"], "queries": len(built),
+              "no_negative": len(labelled) - len(built),
+              "differ": sum(r["release"] != r["official"] for r in built),
+              "release_pairs": sum(len(r["release"]) for r in built),
+              "official_pairs": sum(len(r["official"]) for r in built)}
+    write_json_atomic(report, counts)
+    return counts

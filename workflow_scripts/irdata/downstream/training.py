@@ -34,18 +34,19 @@ def train_arm(arm: str, rows: list[dict], queries: dict, passages, settings: dic
     return model, {**report, "arm": arm, "examples": len(examples), "train_queries": len(rows)}
 
 
-def run_train_arm(arm: str, training_file, queries_tsv, store, out_dir, out_report, settings: dict) -> dict:
-    """The downstream_train job: read the shared training rows, train, save the model and its report."""
+def run_train_arm(*, arm: str, rows, queries, store, model, report, model_dir, settings: dict) -> dict:
+    """The downstream_train job: read the shared training `rows` and the train `queries` (TSV), train `arm`'s
+    model on the passages of `store`, save it (its files `model`, in `model_dir`) and its `report`."""
     if str(settings["device"] or "cpu").startswith("cuda"):
         # deterministic cuBLAS, which torch.use_deterministic_algorithms requires on a GPU
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
-    rows = read_jsonl(training_file)
-    if not rows:
-        raise ValueError(f"{training_file}: no training query (none has both kinds of positive and a hard negative)")
-    table = read_id_text_tsv(queries_tsv, "query_id", "text")
-    queries = dict(zip(table.column("query_id").to_pylist(), table.column("text").to_pylist()))
-    model, report = train_arm(arm, rows, queries, open_store(store), settings)
-    report = save_trained(model, KIND, report, settings["record_timing"], out_dir, out_report)
-    log.info("trained %s from %s: %d steps on %d examples; sha256 %s", arm, settings["base_model"], report["steps"],
-             report["examples"], report["model_sha256"])
-    return report
+    training_rows = read_jsonl(rows)
+    if not training_rows:
+        raise ValueError(f"{rows}: no training query (none has both kinds of positive and a hard negative)")
+    table = read_id_text_tsv(queries, "query_id", "text")
+    texts = dict(zip(table.column("query_id").to_pylist(), table.column("text").to_pylist()))
+    trained, stats = train_arm(arm, training_rows, texts, open_store(store), settings)
+    stats = save_trained(trained, KIND, stats, settings["record_timing"], model_dir, report)
+    log.info("trained %s from %s: %d steps on %d examples; sha256 %s", arm, settings["base_model"], stats["steps"],
+             stats["examples"], stats["model_sha256"])
+    return stats

@@ -260,35 +260,37 @@ def save_model(model, kind: str, out_dir) -> None:
             )
 
 
-def run_fine_tune(kind, paths: dict, out_dir, out_report, settings: dict, score_settings: dict) -> dict:
-    """The fine_tune job: read the train and val splits, train, save the model and its report.
+def run_fine_tune(*, kind, train_mined, train_queries, val_mined, val_queries, collection, model, report, model_dir,
+                  settings: dict) -> dict:
+    """The fine_tune_44b job: read the train and val splits, train, save the model (its files `model`, in
+    `model_dir`) and its `report`.
 
-    paths: train_mined, train_queries, val_mined, val_queries, collection. score_settings: the
-    arms' truncation, seed and negatives (the val evaluation scores as the arm will).
+    settings: "finetune", the training's; "scoring", the arms' truncation, seed and negatives (the val
+    evaluation scores as the arm will).
     """
     from ..json_files import read_jsonl
     from .inputs import read_texts_by_id
 
-    collection = read_texts_by_id(paths["collection"])
-    texts = {
-        split: {q["note_id"]: q["text"] for q in read_jsonl(paths[f"{split}_queries"])} for split in ("train", "val")
-    }
+    finetune, score_settings = settings["finetune"], settings["scoring"]
+    texts_by_id = read_texts_by_id(collection)
+    texts = {split: {q["note_id"]: q["text"] for q in read_jsonl(path)}
+             for split, path in (("train", train_queries), ("val", val_queries))}
     qchars, dchars = score_settings["query_chars"], score_settings["document_chars"]
-    train = training_examples(read_jsonl(paths["train_mined"]), texts["train"], collection, qchars, dchars)
-    val_rows = sorted(read_jsonl(paths["val_mined"]), key=lambda r: r["note_id"])
-    if settings["val_queries"]:
-        val_rows = val_rows[: settings["val_queries"]]
+    train = training_examples(read_jsonl(train_mined), texts["train"], texts_by_id, qchars, dchars)
+    val_rows = sorted(read_jsonl(val_mined), key=lambda r: r["note_id"])
+    if finetune["val_queries"]:
+        val_rows = val_rows[: finetune["val_queries"]]
     if not val_rows:
         raise ValueError("no val queries for early stopping: the val split has no mined query")
     val = {
         "rows": val_rows,
         "queries": texts["val"],
-        "collection": collection,
+        "collection": texts_by_id,
         "settings": {**score_settings, "record_timing": False},
     }
-    model, report = fine_tune(kind, train, val, settings)
-    log.info("trained %s in %s s on %d threads", kind, report["train_seconds"], report["threads"])
-    return save_trained(model, kind, report, score_settings["record_timing"], out_dir, out_report)
+    trained, stats = fine_tune(kind, train, val, finetune)
+    log.info("trained %s in %s s on %d threads", kind, stats["train_seconds"], stats["threads"])
+    return save_trained(trained, kind, stats, score_settings["record_timing"], model_dir, report)
 
 
 def save_trained(model, kind: str, report: dict, record_timing: bool, out_dir, out_report) -> dict:

@@ -32,6 +32,16 @@ def arm_job(settings: dict) -> LLMJob:
                   int(settings["retry"]))
 
 
+def arm_llm_job(snakemake) -> LLMJob | None:
+    """The score_arms job's LLM job (None for an arm without an LLM): its answer settings and retry state from the
+    rule's params, the connection from the config's `llm:` section (as irdata.annotate.common.llm_job)."""
+    params = snakemake.params
+    if "llm_answer" not in params.settings:
+        return None
+    return arm_job({**params.settings, "llm_config": snakemake.config["llm"], "retry_state": params.retry_state,
+                    "retry": params.retry})
+
+
 class LlmScorer(Scorer):
     def __init__(self, job: LLMJob, prompt_path, max_queries=None):
         self.job = job

@@ -53,8 +53,10 @@ def index_recipe(searcher: Searcher) -> dict:
     }
 
 
-def build_miner_index(kind: str, collection, out_dir, settings: dict, threads: int = 1) -> dict:
-    """A miner's own index of the 44b collection, with the retrieval layer's builders (one encoding job)."""
+def build_miner_index(*, kind: str, collection, index_files, index_dir, settings: dict, threads: int = 1) -> dict:
+    """The index_44b_miner job: a miner's own index of the 44b collection (`index_files`, in `index_dir`), with
+    the retrieval layer's builders (one encoding job)."""
+    out_dir = index_dir
     if kind == "bm25":
         from ..retrieval.bm25 import build_bm25_index
 
@@ -74,25 +76,27 @@ def build_miner_index(kind: str, collection, out_dir, settings: dict, threads: i
         return build_dense_index(collection, [npy], [meta], out_dir, settings, show_progress=False)
 
 
-def run_mining(
-    queries_path, papers_path, bm25_dir, dense_dir, out_rows, out_report, settings: dict, search: dict
-) -> dict:
-    queries = read_jsonl(queries_path)
-    papers = {p["key"]: p for p in read_jsonl(papers_path)}
-    screen = Screen(papers, settings["title_threshold"], settings["title_normalisation"])
-    searcher = Searcher(search, bm25_dir=bm25_dir, dense_dir=dense_dir)
-    split_of = {key: p["split"] for key, p in papers.items()}
-    rows, report = mine(queries, screen, searchers_from(searcher), settings, settings["batch_size"], split_of)
-    report["indexes"] = index_recipe(searcher)
-    write_jsonl_atomic(out_rows, rows)
-    write_json_atomic(out_report, report)
+def run_mining(*, queries, papers, bm25_index, dense_index, mined, report, settings: dict, bm25, dense) -> dict:
+    """The mine_negatives job: mine the `queries` of one split against the `papers`, searching the BM25 and
+    dense indexes in the folders `bm25` and `dense` (of the files `bm25_index`, `dense_index`) with
+    settings["search"], as settings["mining"] says; write the `mined` rows and a `report`."""
+    mining, search = settings["mining"], settings["search"]
+    query_rows = read_jsonl(queries)
+    paper_rows = {p["key"]: p for p in read_jsonl(papers)}
+    screen = Screen(paper_rows, mining["title_threshold"], mining["title_normalisation"])
+    searcher = Searcher(search, bm25_dir=bm25, dense_dir=dense)
+    split_of = {key: p["split"] for key, p in paper_rows.items()}
+    rows, counts = mine(query_rows, screen, searchers_from(searcher), mining, mining["batch_size"], split_of)
+    counts["indexes"] = index_recipe(searcher)
+    write_jsonl_atomic(mined, rows)
+    write_json_atomic(report, counts)
     log.info(
         "%d of %d queries got %d clean negatives; %d lacking; by miner %s; screen %s",
         len(rows),
-        len(queries),
-        settings["negatives"],
-        report["queries_lacking_negatives"],
-        report["negatives_by_miner"],
-        report["screen"],
+        len(query_rows),
+        mining["negatives"],
+        counts["queries_lacking_negatives"],
+        counts["negatives_by_miner"],
+        counts["screen"],
     )
-    return report
+    return counts

@@ -211,11 +211,26 @@ def shared_models(search: dict, arms: dict) -> dict:
     return out
 
 
-def package(paths: dict, out: dict, settings: dict) -> dict:
-    """Stage the release: the files of `out` (one folder) are written into a hidden folder beside it, which
-    then replaces that folder whole (atomic_dir), so a killed job leaves no half-new staged release and no
-    file of an earlier build. publish_44b publishes it (irdata.publish)."""
-    folder = Path(out["sums"]).parent
+def package(*, mined_train, mined_val, mined_test, report_train, report_val, report_test, raw_papers, raw_reviews,
+            papers, split_report, queries_report, arms, test, results, ranks, manifest, train_pairs, val_pairs, card,
+            croissant, sums, settings: dict) -> dict:
+    """The package_44b job: stage the release from the work files (the mined rows and mining report of each
+    split, the split papers and raw inputs, the split and queries reports, the arms' results). Its files (one
+    folder) are written into a hidden folder beside it, which then replaces that folder whole (atomic_dir), so
+    a killed job leaves no half-new staged release and no file of an earlier build. publish_44b publishes it
+    (irdata.publish)."""
+    paths = {
+        "papers": papers,
+        "split_report": split_report,
+        "queries_report": queries_report,
+        "mined": {"train": mined_train, "val": mined_val, "test": mined_test},
+        "mining_reports": {"train": report_train, "val": report_val, "test": report_test},
+        "arms": list(arms),
+        "inputs": {"papers": raw_papers, "reviews": raw_reviews},
+    }
+    out = {"test": test, "results": results, "ranks": ranks, "manifest": manifest, "train_pairs": train_pairs,
+           "val_pairs": val_pairs, "card": card, "croissant": croissant, "sums": sums}
+    folder = Path(sums).parent
     with atomic_dir(folder) as tmp:
         return _write_release(paths, {key: tmp / Path(path).relative_to(folder) for key, path in out.items()}, settings)
 

@@ -32,14 +32,18 @@ def select_queries(reviews, min_chars: int = 200):
     return queries, dropped
 
 
-def write_queries(reviews_path, out_paths: dict, out_report, min_chars: int) -> dict:
-    queries, dropped = select_queries(read_jsonl(reviews_path), min_chars)
-    report = {"min_query_chars": min_chars, "queries": {}, "too_short": {}, "kinds": {}}
+def write_queries(*, reviews, train, val, test, report, settings: dict) -> dict:
+    """The select_queries job: each split's queries from the split `reviews`, written to `train`, `val` and
+    `test`, and a `report`."""
+    min_chars = settings["min_chars"]
+    queries, dropped = select_queries(read_jsonl(reviews), min_chars)
+    counts = {"min_query_chars": min_chars, "queries": {}, "too_short": {}, "kinds": {}}
+    out_paths = {"train": train, "val": val, "test": test}
     for split in SPLITS:
         rows = [q for q in queries if q["split"] == split]
         write_jsonl_atomic(out_paths[split], rows)
-        report["queries"][split] = len(rows)
-        report["too_short"][split] = dropped.get(split, 0)
-        report["kinds"][split] = dict(sorted(Counter(q["kind"] for q in rows).items()))
-    write_json_atomic(out_report, report)
-    return report
+        counts["queries"][split] = len(rows)
+        counts["too_short"][split] = dropped.get(split, 0)
+        counts["kinds"][split] = dict(sorted(Counter(q["kind"] for q in rows).items()))
+    write_json_atomic(report, counts)
+    return counts

@@ -9,7 +9,7 @@ from ..atomic import write_json_atomic
 from ..json_files import read_json, read_jsonl
 from .arms import ARMS, make_scorer, score_arm
 from .inputs import read_texts_by_id
-from .llm_arm import LlmScorer, arm_job
+from .llm_arm import LlmScorer
 
 log = logging.getLogger(__name__)
 
@@ -18,30 +18,36 @@ TRAINING_FIELDS = ("base_model", "parameters", "train_seconds", "threads", "mode
 
 
 # every arm a release scores: the registry's, and the LLM (pointwise grades through the LLM layer)
-RELEASE_ARMS = {**ARMS, "llm": lambda s, c: LlmScorer(arm_job(s), s["prompt"], max_queries=s["llm"].get("max_queries"))}
+RELEASE_ARMS = {**ARMS, "llm": lambda s, c: LlmScorer(s["job"], s["prompt"], max_queries=s["llm"].get("max_queries"))}
 
 
-def run_arm(arm, mined_path, queries_path, collection_path, out_path, settings, training_report=None) -> dict:
-    """Score `arm` (its kind in settings["kind"]); a fine-tuned arm's training report adds `training`.
+def run_arm(*, arm, mined, queries, collection, result, settings, prompts=None, job=None, model=None,
+            training=None) -> dict:
+    """The score_arms job: score `arm` (its kind in settings["kind"]) on the `mined` test rows of the `queries`
+    over the `collection` (TSV); write its `result` record and return it. A fine-tuned arm's model files
+    (`model`) are the ones its settings name; its training report (`training`) adds `training`.
 
-    The LLM arm's record is written as an LLM job's stats (finish_job): with its failures by kind, its
-    calls and tokens, and its retry state, so that a plain rerun retries exactly its failed calls."""
-    rows = sorted(read_jsonl(mined_path), key=lambda r: r["note_id"])
-    queries = {q["note_id"]: q["text"] for q in read_jsonl(queries_path)}
-    collection = read_texts_by_id(collection_path)
-    scorer = make_scorer(settings, collection, RELEASE_ARMS)
+    The LLM arm (its LLMJob `job`, its prompt `prompts["pair"]`) writes its record as an LLM job's stats
+    (finish_job): with its failures by kind, its calls and tokens, and its retry state, so that a plain rerun
+    retries exactly its failed calls."""
+    if job is not None:
+        settings = {**settings, "job": job, "prompt": str(prompts["pair"].path)}
+    rows = sorted(read_jsonl(mined), key=lambda r: r["note_id"])
+    texts = {q["note_id"]: q["text"] for q in read_jsonl(queries)}
+    documents = read_texts_by_id(collection)
+    scorer = make_scorer(settings, documents, RELEASE_ARMS)
     try:
-        result = score_arm(arm, rows, queries, collection, settings, scorer)
+        record = score_arm(arm, rows, texts, documents, settings, scorer)
     finally:
         scorer.close()
-    if training_report is not None:
-        report = read_json(training_report)
-        result["training"] = {k: report[k] for k in TRAINING_FIELDS}
-    if "chance" in result:
-        log.info("random arm: chance check %s", result["chance"])
+    if training is not None:
+        report = read_json(training)
+        record["training"] = {k: report[k] for k in TRAINING_FIELDS}
+    if "chance" in record:
+        log.info("random arm: chance check %s", record["chance"])
     if isinstance(scorer, LlmScorer):
-        summary = {k: v for k, v in result.items() if k != "failures"}  # finish_job writes them, as its stats
-        finish_job(scorer.job, out_path, scorer.stage, scorer.client, scorer.failures, **summary)
+        summary = {k: v for k, v in record.items() if k != "failures"}  # finish_job writes them, as its stats
+        finish_job(scorer.job, result, scorer.stage, scorer.client, scorer.failures, **summary)
     else:
-        write_json_atomic(out_path, result)
-    return result
+        write_json_atomic(result, record)
+    return record

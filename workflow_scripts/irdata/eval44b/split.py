@@ -34,8 +34,9 @@ def split_key(paper, key_format: str) -> str:
     return key_format.format(scheme=paper["scheme"], id=paper["id"])
 
 
-def split_papers(papers_path, reviews_path, out_tsv, out_papers, out_reviews, out_report, settings) -> dict:
-    """Assign every paper a split; write the collection TSV, the papers and reviews with their split, a report."""
+def split_papers(*, raw_papers, raw_reviews, collection, papers, reviews, report, settings) -> dict:
+    """Assign every paper of `raw_papers` a split; write the `collection` TSV, the `papers` and `reviews` with
+    their split, a `report`."""
     fmt = settings["format"]
     salt, key_format = settings["salt"], settings["key_format"]
     train_below, val_below = settings["split"]["train_below"], settings["split"]["val_below"]
@@ -43,12 +44,12 @@ def split_papers(papers_path, reviews_path, out_tsv, out_papers, out_reviews, ou
         raise ValueError(
             f"split thresholds must satisfy 0 < train_below <= val_below <= 1, got {train_below}, {val_below}"
         )
-    papers = load_papers(papers_path, fmt)
-    reviews = load_reviews(reviews_path, fmt)
+    paper_rows = load_papers(raw_papers, fmt)
+    review_rows = load_reviews(raw_reviews, fmt)
 
     rows, split_by_key = [], {}
-    with atomic_open(out_tsv) as fh:
-        for paper in papers:
+    with atomic_open(collection) as fh:
+        for paper in paper_rows:
             key = paper_key(paper)
             value = split_value(salt, split_key(paper, key_format))
             split = split_of(value, train_below, val_below)
@@ -66,18 +67,18 @@ def split_papers(papers_path, reviews_path, out_tsv, out_papers, out_reviews, ou
                     "split_value": value,
                 }
             )
-    write_jsonl_atomic(out_papers, rows)
+    write_jsonl_atomic(papers, rows)
 
     kept, orphans = [], []
-    for review in reviews:
+    for review in review_rows:
         split = split_by_key.get(review["paper"])
         if split is None:
             orphans.append(review["note_id"])
             continue
         kept.append({**review, "split": split})
-    write_jsonl_atomic(out_reviews, kept)
+    write_jsonl_atomic(reviews, kept)
 
-    report = {
+    counts = {
         "rule": RULE.format(train_below=train_below, val_below=val_below),
         "salt": salt,
         "key_format": key_format,
@@ -89,7 +90,7 @@ def split_papers(papers_path, reviews_path, out_tsv, out_papers, out_reviews, ou
         "schemes": dict(sorted(Counter(r["scheme"] for r in rows).items())),
     }
     for split in SPLITS:
-        report["papers"].setdefault(split, 0)
-        report["reviews"].setdefault(split, 0)
-    write_json_atomic(out_report, report)
-    return report
+        counts["papers"].setdefault(split, 0)
+        counts["reviews"].setdefault(split, 0)
+    write_json_atomic(report, counts)
+    return counts
