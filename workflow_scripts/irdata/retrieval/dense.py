@@ -363,8 +363,14 @@ class DenseIndex:
         return out
 
 
-def run_encode_passages(*, store, embeddings, meta, settings: dict, shards: int, shard: int) -> dict:
-    """The encode_passages rule: shard `shard` of `shards` of the passage store, encoded."""
+def run_encode_passages(*, store, embeddings, meta, settings: dict, shards: int, shard: int, threads: int,
+                        model=None, training=None) -> dict:
+    """The encode_passages and downstream_encode rules: shard `shard` of `shards` of the passage `store`, encoded
+    with settings["model"] on `threads` torch threads. A downstream trained model's files (`model`) and training
+    report (`training`) are inputs so that a new model reruns the job; settings["model"] names the folder."""
+    import torch
+
+    torch.set_num_threads(threads)
     return encode_passages(store, embeddings, meta, shard=shard, shards=shards, settings=settings)
 
 
