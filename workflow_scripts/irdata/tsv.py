@@ -34,16 +34,22 @@ BLOCK_SIZES = (1 << 20, 16 << 20, 256 << 20)
 _SCAN_CHUNK = 16 << 20
 
 
-def _nonblank_line_numbers(path: Path):
-    """Yield the 1-based physical line number of every non-blank line (pyarrow skips blank ones)."""
+# what pyarrow's readers skip as a blank line: an empty one (CSV), or one of JSON whitespace only (JSON lines)
+_LINE_END, _JSON_WHITESPACE = b"\r\n", b" \t\r\n"
+
+
+def _nonblank_line_numbers(path: Path, json_lines: bool = False):
+    """Yield the 1-based physical line number and the bytes of every line pyarrow reads a record from: every
+    non-empty line of a CSV file, every line of a JSON-lines file that is not whitespace only."""
+    blank = _JSON_WHITESPACE if json_lines else _LINE_END
     with open(path, "rb") as fh:
         for number, raw in enumerate(fh, start=1):
-            if raw.strip(b"\r\n"):
+            if raw.strip(blank):
                 yield number, raw
 
 
-def _line_of_record(path: Path, record_index: int) -> int:
-    for i, (number, _) in enumerate(_nonblank_line_numbers(path)):
+def _line_of_record(path: Path, record_index: int, json_lines: bool = False) -> int:
+    for i, (number, _) in enumerate(_nonblank_line_numbers(path, json_lines)):
         if i == record_index:
             return number
     raise IndexError(record_index)
@@ -58,11 +64,12 @@ def _first_bad_utf8_line(path: Path) -> int | None:
     return None
 
 
-def _require_nonempty(path: Path) -> None:
+def _require_nonempty(path: Path, json_lines: bool = False) -> None:
     if not path.exists():
         raise InputError(path, "file not found; check the path in config.yaml")
-    if path.stat().st_size == 0 or not any(True for _ in _nonblank_line_numbers(path)):
-        raise InputError(path, "file is empty; expected at least one record")
+    if path.stat().st_size == 0 or not any(True for _ in _nonblank_line_numbers(path, json_lines)):
+        raise InputError(path, "file is empty; expected at least one record"
+                         + (" (it holds no record, only whitespace)" if path.stat().st_size else ""))
 
 
 def _first_lone_cr(buffer, end: int) -> int | None:
@@ -220,15 +227,17 @@ def _printable_ascii_only(values: pa.ChunkedArray) -> bool:
     return True
 
 
-def _check_ids(path: Path, table: pa.Table, id_name: str) -> None:
+def _check_ids(path: Path, table: pa.Table, id_name: str, line_of=None) -> None:
+    """Every id of the column `id_name` is an id (id_problem); `line_of(row)` gives a row's line (by default
+    the row's record of the file)."""
     ids = table.column(id_name)
     bad = pc.equal(pc.binary_length(ids), 0)
     if not _printable_ascii_only(ids):
         bad = pc.or_(bad, pc.match_substring_regex(ids, _ID_FORBIDDEN_RE2))
     index = _first(bad)
     if index is not None:
-        raise InputError(path, id_problem(ids[index].as_py(), id_name), line=_line_of_record(path, index),
-                         field=id_name)
+        line = line_of(index) if line_of else _line_of_record(path, index)
+        raise InputError(path, id_problem(ids[index].as_py(), id_name), line=line, field=id_name)
 
 
 def _first_duplicate(values: pa.ChunkedArray) -> int | None:
@@ -239,13 +248,14 @@ def _first_duplicate(values: pa.ChunkedArray) -> int | None:
     return int(dup.argmax())
 
 
-def read_id_text_tsv(path, id_name: str = "id", text_name: str = "text") -> pa.Table:
-    """Read a `id<TAB>text` file (collection.tsv, queries.*.tsv): unique, non-empty ids."""
+def read_id_text_tsv(path, id_name: str = "id", text_name: str = "text", unique: bool = True) -> pa.Table:
+    """Read a `id<TAB>text` file (collection.tsv, queries.*.tsv): non-empty ids, unique unless `unique` is
+    false."""
     path = Path(path)
     _require_nonempty(path)
     table = _read_delimited(path, [id_name, text_name], "\t")
     _check_ids(path, table, id_name)
-    dup = _first_duplicate(table.column(id_name))
+    dup = _first_duplicate(table.column(id_name)) if unique else None
     if dup is not None:
         value = table.column(id_name)[dup].as_py()
         raise InputError(path, f"duplicate id {value!r}; ids must be unique",
