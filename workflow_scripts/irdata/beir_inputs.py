@@ -23,7 +23,7 @@ from .errors import InputError
 from .msmarco_inputs import raw_input_paths, read_queries, write_qrels
 from .passage_store import write_passage_store
 from .provenance import sha256_file
-from .tsv import _line_of_record
+from .tsv import _line_of_record, header_lines
 
 # the checked files the input check writes (rules/queries.smk names them)
 CHECKED_FILES = ("train_qrels", "dev_qrels", "dev_answers", "train_queries", "dev_queries", "heldout_queries")
@@ -135,6 +135,7 @@ def validate_beir_inputs(folder, train_split: str, dev_split: str, heldout_queri
         _refuse_tsv_breaking(paths["queries"], by_split[split][2], queries)
     for path in raw_beir_paths({"folder": folder, "heldout_queries": heldout_queries}):
         report["files"][path] = {"sha256": sha256_file(path), "bytes": Path(path).stat().st_size}
+    report["header_lines"] = {str(path): 1 for path in heldout_queries if header_lines(path)}
     # only once every input passed: a refused one leaves none of the files later stages read
     if checked:
         for role, split in (("train", train_split), ("dev", dev_split)):

@@ -6,6 +6,7 @@ import hashlib
 import json
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -13,7 +14,7 @@ from .atomic import atomic_open, write_json_atomic, write_jsonl_atomic
 from .errors import InputError
 from .passage_store import write_passage_store
 from .provenance import sha256_file
-from .tsv import check_ids_known, read_id_text_tsv, read_trec_qrels
+from .tsv import check_ids_known, header_lines, read_id_text_tsv, read_trec_qrels
 
 
 def read_queries(path) -> pa.Table:
@@ -174,7 +175,7 @@ def check_qrels(qrels_path, qrels: pa.Table, passage_ids, collection, query_ids,
     """
     if missing_passages not in QRELS_MISSING_PASSAGES:
         raise ValueError(f"qrels_missing_passages must be one of {QRELS_MISSING_PASSAGES}, got {missing_passages!r}")
-    dropped = 0
+    dropped, rows = 0, None
     if missing_passages == "drop":
         known = pc.is_in(qrels.column("passage_id"), value_set=pa.chunked_array(passage_ids).combine_chunks())
         dropped = qrels.num_rows - int(pc.sum(known).as_py() or 0)
@@ -182,11 +183,12 @@ def check_qrels(qrels_path, qrels: pa.Table, passage_ids, collection, query_ids,
             raise InputError(qrels_path, f"no row's passage_id is in the collection {collection} (all "
                              f"{qrels.num_rows:,} dropped); are these qrels of another corpus?", field="passage_id")
         qrels = qrels.filter(known)
+        rows = np.flatnonzero(known.to_numpy(zero_copy_only=False))  # the file's record of each row kept
     else:
         check_ids_known(qrels_path, qrels, "passage_id", passage_ids,
                         f"the collection {collection} (set doubting.qrels_missing_passages: drop to leave such rows "
                         "out)")
-    check_ids_known(qrels_path, qrels, "query_id", query_ids, f"the queries {queries_path}")
+    check_ids_known(qrels_path, qrels, "query_id", query_ids, f"the queries {queries_path}", rows)
     return qrels, dropped
 
 
@@ -205,7 +207,8 @@ def validate_msmarco_inputs(collection, train_queries, train_qrels, dev_queries,
                             checked: dict | None = None, passage_store=None) -> dict:
     """Read and check every input; return a report with row counts and sha256 of each file.
 
-    Raises InputError at the first problem, naming the file, line and field. `checked`, when given,
+    Raises InputError at the first problem, naming the file, line and field; a TSV or qrels file's header line
+    is skipped and counted (`header_lines`, irdata.tsv.header_lines). `checked`, when given,
     names the files every later stage reads instead of the raw ones: {"train_qrels", "dev_qrels"}
     (TREC qrels, minus the rows dropped per qrels_missing_passages) and "dev_answers" (JSON lines of
     the dev queries' answers, in dev_queries order, whatever the input format). Once every input is
@@ -231,9 +234,10 @@ def validate_msmarco_inputs(collection, train_queries, train_qrels, dev_queries,
     report["rows"].update(counts)
     for path in heldout_queries:
         report["rows"][f"heldout:{path}"] = read_queries(path).num_rows
-    for path in input_paths(collection, train_queries, train_qrels, dev_queries, dev_qrels, dev_answers,
-                            heldout_queries):
+    paths = input_paths(collection, train_queries, train_qrels, dev_queries, dev_qrels, dev_answers, heldout_queries)
+    for path in paths:
         report["files"][path] = {"sha256": sha256_file(path), "bytes": Path(path).stat().st_size}
+    report["header_lines"] = {path: 1 for path in paths if path != str(dev_answers) and header_lines(path)}
     # only once every input passed: a refused one leaves none of the files later stages read
     if checked:
         for name, qrels in checked_qrels.items():
