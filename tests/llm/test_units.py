@@ -4,11 +4,13 @@ alignment, the action protocol, stats."""
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import logging
 
 import pytest
 
+from irdata.errors import InputError
 from irdata.llm import (
     ANSWER_SETTINGS,
     CONNECTION_SETTINGS,
@@ -122,23 +124,49 @@ def test_plain_env_var_names_are_accepted():
 # -- journal ---------------------------------------------------------------------------------------
 
 
-def test_journal_drops_torn_and_corrupt_lines(tmp_path):
-    path = tmp_path / "j.jsonl"
+def _five_answers(path):
     j = Journal(path)
-    j.append("a", {"text": "1"})
-    j.append("b", {"text": "2"})
+    for i in range(5):
+        j.append(f"{i:064d}", {"text": str(i)})
     j.close()
-    lines = path.read_bytes().splitlines(keepends=True)
-    tampered = lines[1].replace(b'"2"', b'"3"')  # checksum no longer matches
-    path.write_bytes(lines[0] + tampered + b'deadbeef {"k": "c", "v"')  # and a torn tail
+    return path.read_bytes()
+
+
+def test_journal_cuts_a_torn_last_line_and_nothing_else(tmp_path):
+    path = tmp_path / "j.jsonl"
+    data = _five_answers(path)
+    path.write_bytes(data + data[:90])  # a writer stopped mid-line
     j = Journal(path)
-    assert j.get("a") == {"text": "1"} and "b" not in j and "c" not in j and j.dropped == 2
+    assert len(j.entries) == 5 and "c" not in j and j.dropped == 1 and path.read_bytes() == data
     j.append("d", {"text": "4"})
     j.close()
     j = Journal(path)
-    # The bad bytes after the last good line were cut on the first open: d is a whole line.
-    assert set(j.entries) == {"a", "d"} and j.dropped == 0 and len(path.read_bytes().splitlines()) == 2
+    assert len(j.entries) == 6 and j.dropped == 0 and len(path.read_bytes().splitlines()) == 6
     j.close()
+    # a whole last line whose line end was not written is kept and ended
+    path.write_bytes(data[:-1])
+    j = Journal(path)
+    assert len(j.entries) == 5 and j.dropped == 0 and path.read_bytes() == data
+    j.close()
+
+
+@pytest.mark.parametrize("damage, line, words", [
+    (lambda data: data.replace(b"\n", b"\r\n"), 1, "CRLF"),
+    (lambda data: gzip.compress(data, mtime=0), None, "gzip-compressed"),
+    (lambda data: data.replace(b'"text":"2"', b'"text":"3"'), 3, "checksum does not match"),  # an edited answer
+    (lambda data: data + b"\n", 6, "not a line the journal writes"),
+    (lambda data: data + b"a note", 6, "not a line the journal writes"),  # no torn journal line: kept
+])
+def test_an_unreadable_journal_is_refused_naming_the_file_and_kept(tmp_path, damage, line, words):
+    """Before, opening it truncated everything after its last sound line: a CRLF or gzipped journal of 5 answers
+    became 0 bytes."""
+    path = tmp_path / "j.jsonl"
+    damaged = damage(_five_answers(path))
+    path.write_bytes(damaged)
+    with pytest.raises(InputError) as error:
+        Journal(path)
+    assert (error.value.path, error.value.line) == (str(path), line) and words in error.value.problem
+    assert path.read_bytes() == damaged
 
 
 def test_journal_reads_sound_lines_of_another_layout_and_batches_writes(tmp_path):
