@@ -9,6 +9,8 @@ import json
 import logging
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from irdata.errors import InputError
 from irdata.llm import (
@@ -28,6 +30,7 @@ from irdata.llm.loglikelihood import align_echo, continuation_start
 from irdata.llm.results import RequestFailed
 from irdata.llm.settings import schema
 from irdata.llm.spreading import RetryLog
+from irdata.llm.transports import encode_json
 
 TOOLS = [{"type": "function", "function": {
     "name": "search", "description": "BM25 search.",
@@ -167,6 +170,41 @@ def test_an_unreadable_journal_is_refused_naming_the_file_and_kept(tmp_path, dam
         Journal(path)
     assert (error.value.path, error.value.line) == (str(path), line) and words in error.value.problem
     assert path.read_bytes() == damaged
+
+
+journal_values = st.dictionaries(st.text(max_size=4), st.text(max_size=12) | st.integers() | st.none(), max_size=3)
+
+
+@settings(max_examples=80, deadline=None)
+@given(values=st.lists(journal_values, min_size=1, max_size=6), cut=st.integers(0, 1 << 12),
+       stray=st.binary(min_size=1, max_size=3), at=st.integers(0, 1 << 12))
+def test_a_journal_is_never_shortened_beyond_a_torn_last_line(tmp_path_factory, values, cut, stray, at):
+    """Cut anywhere, a journal keeps every whole line and loses at most the torn one; with stray bytes anywhere
+    it is read the same way or refused naming the file, and kept byte for byte."""
+    path = tmp_path_factory.mktemp("journal") / "j.jsonl"
+    j = Journal(path)
+    for i, value in enumerate(values):
+        j.append(f"{i:064d}", value)
+    j.close()
+    data = path.read_bytes()
+    cut = data[:cut % (len(data) + 1)]
+    path.write_bytes(cut)
+    j = Journal(path)
+    whole = cut.count(b"\n") + (path.read_bytes() == cut + b"\n")  # a whole last line without its line end: kept
+    assert j.entries == {f"{i:064d}": encode_json(v) for i, v in enumerate(values[:whole])}
+    assert path.read_bytes() in (cut[:cut.rfind(b"\n") + 1], cut, cut + b"\n")
+    j.close()
+    at = at % (len(data) + 1)
+    damaged = data[:at] + stray + data[at:]
+    path.write_bytes(damaged)
+    try:
+        j = Journal(path)
+    except InputError as error:
+        assert error.path == str(path) and path.read_bytes() == damaged
+    else:
+        assert all(j.entries[k] == encode_json(values[int(k)]) for k in j.entries)
+        assert damaged.startswith(path.read_bytes()) or path.read_bytes() == damaged + b"\n"
+        j.close()
 
 
 def test_journal_reads_sound_lines_of_another_layout_and_batches_writes(tmp_path):

@@ -187,3 +187,17 @@ def test_after_a_header_line_errors_name_their_own_line(tmp_path):
     assert (err.line, err.field) == (3, "passage_id")
     err = error_of(read_trec_qrels, write(tmp_path, "r.qrels", b"query_id iteration passage_id relevance\n1 0 7 x\n"))
     assert (err.line, err.field) == (2, "relevance")
+
+
+def test_a_line_with_too_many_fields_that_is_not_utf8_is_named_and_prints_nothing_else(tmp_path):
+    """pyarrow cannot hand such a row to the reader's handler and prints the decode error as "Exception ignored";
+    the reader names the line, and the log holds nothing else."""
+    import subprocess
+    import sys
+
+    path = write(tmp_path, "c.tsv", b"1\ta\n2\tb\t\xff\n3\tc\n")
+    code = "import sys; from irdata.tsv import read_id_text_tsv; read_id_text_tsv(sys.argv[1])"
+    proc = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True,
+                          env={"PYTHONPATH": ":".join(sys.path)})
+    assert proc.returncode == 1 and "Exception ignored" not in proc.stderr
+    assert proc.stderr.strip().endswith(f"InputError: {path}, line 2: not valid UTF-8; re-encode the file as UTF-8")

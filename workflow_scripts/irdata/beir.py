@@ -21,6 +21,7 @@ import pyarrow.compute as pc
 import pyarrow.json as pajson
 
 from .errors import InputError
+from .json_files import json_line_record
 from .tsv import (
     _SCAN_CHUNK,
     _check_ids,
@@ -43,44 +44,13 @@ def _json_line(path: Path, record_index: int) -> int:
     return _line_of_record(path, record_index, json_lines=True)
 
 
-def _unique_keys(pairs):
-    """A JSON object's pairs as a dict; a key given twice is refused (json.loads would keep the last one, pyarrow
-    refuses it)."""
-    record = {}
-    for key, value in pairs:
-        if key in record:
-            raise _DuplicateKey(key)
-        record[key] = value
-    return record
-
-
-class _DuplicateKey(ValueError):
-    pass
-
-
 def _one_record(path: Path, number: int, raw: bytes, fields: tuple[str, ...]) -> InputError | None:
-    """Why the line `raw` is not one JSON object whose `fields` are strings (a missing one allowed but `_id`)."""
+    """Why the line `raw` is not one JSON object (json_line_record) whose `fields` are strings (a missing one
+    allowed but `_id`)."""
     try:
-        text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-    except UnicodeDecodeError as exc:
-        return InputError(path, f"not valid UTF-8 (byte {exc.start + 1} of the line); re-encode the file as UTF-8",
-                          line=number)
-    text = text.rstrip(" \t\r\n")
-    try:
-        record = json.loads(text, object_pairs_hook=_unique_keys)
-    except _DuplicateKey as exc:
-        return InputError(path, f"the key `{exc.args[0]}` appears twice in the record; name each field once",
-                          line=number, field=exc.args[0] if exc.args[0] in fields else None)
-    except json.JSONDecodeError as exc:
-        if exc.msg == "Extra data":
-            return InputError(path, f"more than one JSON value on the line (the second from character {exc.pos + 1}); "
-                              "JSON lines hold one record a line", line=number)
-        if exc.pos >= len(text.rstrip()):
-            return InputError(path, f"not a JSON object: the line ends inside it ({exc.msg}); JSON lines hold one "
-                              "whole record a line (a pretty-printed record spreads over several)", line=number)
-        return InputError(path, f"not a JSON object: {exc.msg} (character {exc.colno})", line=number)
-    if not isinstance(record, dict):
-        return InputError(path, f"a JSON {type(record).__name__}, not an object", line=number)
+        record = json_line_record(path, number, raw)
+    except InputError as error:
+        return error
     for field in fields:
         value = record.get(field)
         if value is None and field == "_id":
@@ -88,13 +58,6 @@ def _one_record(path: Path, number: int, raw: bytes, fields: tuple[str, ...]) ->
         if value is not None and not isinstance(value, str):
             return InputError(path, f"{field} is a JSON {type(value).__name__} ({json.dumps(value)[:40]}), not "
                               "a string; BEIR ids and texts are strings as written", line=number, field=field)
-    for key, value in record.items():
-        try:
-            json.dumps(value, ensure_ascii=False).encode("utf-8")
-        except UnicodeEncodeError as exc:
-            return InputError(path, f"a lone surrogate {exc.object[exc.start]!r}: an escape for half a UTF-16 pair, "
-                              "which no UTF-8 text holds; write the whole pair or the character itself", line=number,
-                              field=key)
     return None
 
 
@@ -190,8 +153,8 @@ def _check_records(path: Path, table: pa.Table, text_fields: tuple[str, ...], re
     index = _first(pc.is_null(table.column(required)))
     if index is not None:
         line = _json_line(path, index)
-        with open(path, "rb") as fh:
-            record = json.loads(next(raw for number, raw in enumerate(fh, start=1) if number == line))
+        with open(path, "rb") as fh:  # the record's keys, read as JSON lines readers read it
+            record = json_line_record(path, line, next(raw for number, raw in enumerate(fh, start=1) if number == line))
         problem = (f"`{required}` is null" if required in record else
                    f"no `{required}` (the record's keys: {', '.join(record)})")
         raise InputError(path, f"{problem}; a BEIR record holds its text under `{required}`", line=line,

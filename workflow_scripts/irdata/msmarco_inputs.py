@@ -12,6 +12,7 @@ import pyarrow.compute as pc
 
 from .atomic import atomic_open, write_json_atomic, write_jsonl_atomic
 from .errors import InputError
+from .json_files import iter_jsonl
 from .passage_store import write_passage_store
 from .provenance import sha256_file
 from .tsv import check_ids_known, header_lines, read_id_text_tsv, read_trec_qrels
@@ -69,17 +70,8 @@ def _columnar_answers(path, obj: dict):
 
 
 def _jsonl_answers(path):
-    with open(path, "rb") as fh:
-        for number, raw in enumerate(fh, start=1):
-            if not raw.strip():
-                continue
-            try:
-                record = json.loads(raw.decode("utf-8"))
-            except UnicodeDecodeError as exc:
-                raise InputError(path, "not valid UTF-8", line=number) from exc
-            except json.JSONDecodeError as exc:
-                raise InputError(path, f"not a JSON object: {exc.msg}", line=number) from exc
-            yield (number, *_record_answers(path, record, number))
+    for number, record in iter_jsonl(path):
+        yield (number, *_record_answers(path, record, number))
 
 
 def _answer_format(path) -> tuple[str, object]:

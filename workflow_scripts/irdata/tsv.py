@@ -11,7 +11,9 @@ it would split one in two, and the line numbers of every later error would be wr
 from __future__ import annotations
 
 import mmap
+import sys
 import unicodedata
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -52,7 +54,7 @@ def _nonblank_line_numbers(path: Path, json_lines: bool = False):
     blank = _JSON_WHITESPACE if json_lines else _LINE_END
     with open(path, "rb") as fh:
         for number, raw in enumerate(fh, start=1):
-            if raw.strip(blank):
+            if (raw.removeprefix(_BOM) if number == 1 else raw).strip(blank):  # pyarrow skips a byte-order mark
                 yield number, raw
 
 
@@ -146,6 +148,23 @@ def read_in_growing_blocks(path: Path, read, unparsed) -> pa.Table:
     raise AssertionError("unreachable")
 
 
+@contextmanager
+def _undecodable_rows_unprinted(handler):
+    """pyarrow cannot hand the invalid-row `handler` a row that is not UTF-8: it prints the UnicodeDecodeError as
+    "Exception ignored" and fails the read, which the reader then reports naming the line. Only the print goes."""
+    previous = sys.unraisablehook
+
+    def hook(unraisable):
+        if not (unraisable.object is handler and isinstance(unraisable.exc_value, UnicodeDecodeError)):
+            previous(unraisable)
+
+    sys.unraisablehook = hook
+    try:
+        yield
+    finally:
+        sys.unraisablehook = previous
+
+
 def _read_delimited(path: Path, names: list[str], delimiter: str) -> pa.Table:
     _refuse_bad_bytes(path, names, delimiter)
     bad_rows = []
@@ -177,7 +196,8 @@ def _read_delimited(path: Path, names: list[str], delimiter: str) -> pa.Table:
             return InputError(path, "not valid UTF-8; re-encode the file as UTF-8", line=bad)
         return InputError(path, f"cannot be parsed: {exc}")
 
-    table = read_in_growing_blocks(path, read, unparsed)
+    with _undecodable_rows_unprinted(on_invalid):
+        table = read_in_growing_blocks(path, read, unparsed)
     if bad_rows:
         row = bad_rows[0]
         line = row.number

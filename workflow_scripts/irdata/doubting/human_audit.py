@@ -146,33 +146,57 @@ _SAVE_AS = "save it from the spreadsheet as \"CSV UTF-8 (Comma delimited)\""
 
 
 def _sheet_text(path) -> tuple[str, str]:
-    """(the sheet's text, the encoding it was read in)."""
+    """(the sheet's text, the encoding it was read in). A sheet that is neither is refused naming the line where
+    its expected encoding (UTF-16 after its byte order mark, else UTF-8) fails."""
     data = Path(path).read_bytes()
     utf16 = data.startswith((b"\xff\xfe", b"\xfe\xff"))
-    for encoding in ("utf-16",) if utf16 else ("utf-8-sig", "cp1252"):
+    # a byte order mark says which; without one, UTF-8, or else Excel's Windows-1252
+    if utf16:
+        encodings = ("utf-16",)
+    elif data.startswith(b"\xef\xbb\xbf"):
+        data, encodings = data[3:], ("utf-8",)
+    else:
+        encodings = ("utf-8", "cp1252")
+    first = None
+    for encoding in encodings:
         try:
             return data.decode(encoding), encoding
         except UnicodeDecodeError as exc:
-            error = exc
-    line_start = data.rfind(b"\n", 0, error.start) + 1
-    raise InputError(path, f"{'not UTF-16' if utf16 else 'neither UTF-8 nor Windows-1252'} text (byte "
-                     f"{error.start - line_start + 1} of the line); {_SAVE_AS}",
-                     line=data.count(b"\n", 0, error.start) + 1)
+            first = first or exc
+    before = data[:first.start].decode(first.encoding, "replace")
+    what = {1: "not UTF-16" if utf16 else "not UTF-8", 2: "neither UTF-8 nor Windows-1252"}[len(encodings)]
+    raise InputError(path, f"{what} text (character {len(before) - before.rfind(chr(10))} of the line); {_SAVE_AS}",
+                     line=before.count("\n") + 1)
+
+
+def _csv_rows(path, text: str, separator: str):
+    """(first line, fields) of each row of the sheet's text; a row CSV cannot read is an InputError."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=separator)
+    end = 0
+    try:
+        for row in reader:
+            start, end = end + 1, reader.line_num
+            yield start, row
+    except csv.Error as exc:
+        raise InputError(path, f"cannot be read as CSV ({exc}); save the sheet again from the spreadsheet",
+                         line=reader.line_num or 1) from None
 
 
 def _sheet_rows(path, text: str):
-    """(line, fields) of each row after the header, in the separator that reads the header as COLUMNS."""
-    header = next((line for line in text.splitlines() if line.strip()), "")
-    separator = next((sep for sep in SEPARATORS if tuple(next(csv.reader([header], delimiter=sep))) == COLUMNS), None)
-    if separator is None:
-        raise InputError(path, f"the header must be {','.join(COLUMNS)} (the sheet as written; fields between , or "
-                         f"; or tabs); found {header[:80]!r}", line=1, field="header")
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=separator)
-    end = 0
-    for number, row in enumerate(reader):
-        start, end = end + 1, reader.line_num
-        if number and any(field.strip() for field in row):  # rows of empty cells are no rows
-            yield start, row
+    """(line, fields) of each row after the header, in the separator that reads the header as COLUMNS; rows of
+    empty cells are no rows."""
+    for separator in SEPARATORS:
+        rows = _csv_rows(path, text, separator)
+        line, header = next(((line, row) for line, row in rows if any(field.strip() for field in row)), (1, []))
+        if tuple(header) == COLUMNS:
+            break
+    else:
+        found = ",".join(header)[:80]
+        raise InputError(path, f"the header must be {','.join(COLUMNS)} (the sheet as written; fields between , or ; "
+                         f"or tabs); found {found!r}", line=line, field="header")
+    for line, row in rows:
+        if any(field.strip() for field in row):
+            yield line, row
 
 
 def read_sheet(path, query_text, passage_text) -> dict[str, str]:

@@ -27,6 +27,7 @@ import gzip
 import json
 import math
 import sys
+import zlib
 from collections import defaultdict
 from pathlib import Path
 
@@ -49,11 +50,15 @@ def _lines(path):
         with (gzip.open(path, "rb") if packed else open(path, "rb")) as fh:
             for number, raw in enumerate(fh, start=1):
                 try:
-                    yield number, raw.decode("utf-8-sig" if number == 1 else "utf-8")
+                    line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
                 except UnicodeDecodeError as exc:
                     raise FormatError(path, f"not UTF-8 text (byte {exc.start + 1} of the line): TREC files are "
                                       "plain text; re-encode it as UTF-8", line=number) from None
-    except (OSError, EOFError) as exc:  # gzip.BadGzipFile is an OSError
+                if "\0" in line:
+                    raise FormatError(path, f"a NUL character (character {line.index(chr(0)) + 1}), which ends a "
+                                      "string to trec_eval; remove it", line=number)
+                yield number, line
+    except (OSError, EOFError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
         if not packed:
             raise
         raise FormatError(path, f"cannot be read as gzip ({exc}) after line {number}: a damaged or cut file; check "
