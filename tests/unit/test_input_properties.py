@@ -150,6 +150,17 @@ def reference_answers(draw):
 
 
 @st.composite
+def qna_v21_answers(draw):
+    """The MS MARCO QnA v2.1 JSON: one object, every field keyed by row, ids as integers; compact or indented."""
+    queries = draw(st.lists(st.tuples(st.integers(0, 10**12), st.lists(json_texts, max_size=3)), min_size=1,
+                            max_size=5, unique_by=lambda q: q[0]))
+    obj = {"query_id": {str(row): q for row, (q, _) in enumerate(queries)},
+           "answers": {str(row): answers or [NO_ANSWER] for row, (_, answers) in enumerate(queries)}}
+    text = json.dumps(obj, indent=draw(st.sampled_from([None, 2])), ensure_ascii=draw(st.booleans()))
+    return text.encode(), {str(q): [a for a in answers if a != NO_ANSWER] for q, answers in queries}
+
+
+@st.composite
 def id_list(draw):
     values = draw(st.lists(ids, min_size=1, max_size=8, unique=True))
     return draw(lines_file(values)), values
@@ -265,6 +276,7 @@ FORMATS = [
     Format("beir_queries", beir_queries, lambda p: read_beir_queries(p).to_pylist(), b","),
     Format("beir_qrels", beir_qrels, lambda p: read_beir_qrels(p).to_pylist()),
     Format("reference_answers", reference_answers, read_reference_answers, b","),
+    Format("qna_v21_answers", qna_v21_answers, read_reference_answers, b","),
     Format("id_list", id_list, read_id_list, b"\n"),
     Format("trec_run", trec_run, read_run, b" "),
     Format("evaluate_qrels", evaluate_qrels, lambda p: dict(evaluate.read_qrels(p)), b" ", evaluate.FormatError),

@@ -66,6 +66,11 @@ def _columnar_answers(path, obj: dict):
     for row, qid in ids.items():
         if row not in answers:
             raise InputError(path, f"row {row!r} has a query_id but no answers", field="answers")
+        try:
+            json.dumps([qid, answers[row]], ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise InputError(path, f"row {row!r}: a lone surrogate escape (half a UTF-16 pair, which no UTF-8 text "
+                             "holds); write the whole pair", field="answers") from None
         yield None, "query_id", _answer_id(path, qid, row=row), _answer_list(path, answers[row], row=row)
 
 
@@ -75,23 +80,29 @@ def _jsonl_answers(path):
 
 
 def _answer_format(path) -> tuple[str, object]:
-    """("jsonl", None) or ("columnar", the parsed object), from the file's first non-blank line."""
+    """("jsonl", None) or ("columnar", the parsed object), from the file's first non-blank line: a record (JSON
+    lines), the whole QnA v2.1 object on one line, or `{` alone, which opens it pretty-printed."""
     with open(path, "rb") as fh:
-        first = next((raw for raw in fh if raw.strip()), None)
+        first = next((raw for number, raw in enumerate(fh, start=1)
+                      if (raw.removeprefix(b"\xef\xbb\xbf") if number == 1 else raw).strip()), None)
     if first is None:
         raise InputError(path, "file is empty; expected at least one record")
     try:
-        head = json.loads(first.decode("utf-8"))
+        head = json.loads(first.removeprefix(b"\xef\xbb\xbf").decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
         head = None
     if isinstance(head, dict) and isinstance(head.get("answers"), dict):
         return "columnar", head
-    if head is not None:
-        return "jsonl", None
-    try:   # a pretty-printed QnA v2.1 JSON spans many lines
-        whole = json.loads(Path(path).read_bytes().decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        return "jsonl", None   # the JSON lines reader names the bad line
+    if head is not None or first.strip() != b"{":
+        return "jsonl", None  # the JSON lines reader names a bad line
+    data = Path(path).read_bytes().removeprefix(b"\xef\xbb\xbf")
+    try:  # a pretty-printed QnA v2.1 JSON spans many lines
+        whole = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InputError(path, "not valid UTF-8; re-encode the file as UTF-8",
+                         line=data.count(b"\n", 0, exc.start) + 1) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"not valid JSON: {exc.msg} (character {exc.colno})", line=exc.lineno) from None
     if isinstance(whole, dict) and isinstance(whole.get("answers"), dict):
         return "columnar", whole
     raise InputError(path, "neither JSON lines of answer records nor the MS MARCO QnA v2.1 JSON")
