@@ -98,7 +98,8 @@ def _invalid_utf8(path: Path, table: pa.Table, fields: tuple[str, ...]) -> Input
             except pa.ArrowInvalid:
                 for i, value in enumerate(chunk.cast(pa.binary()).to_pylist()):
                     try:
-                        value is None or value.decode("utf-8")
+                        if value is not None:
+                            value.decode("utf-8")
                     except UnicodeDecodeError as exc:
                         return InputError(path, f"not valid UTF-8 (byte {exc.start + 1} of the value); re-encode "
                                           "the file as UTF-8", line=_json_line(path, row + i), field=name)
