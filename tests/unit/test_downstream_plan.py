@@ -68,6 +68,8 @@ def test_train_qrels_without_a_positive_give_no_training_query(doubting, tmp_pat
     assert "hold no positive pair" in training_query_problem({**doubting, "train_qrels": str(qrels)})
     qrels.write_text("1\t0\t7\t0\n2\t0\t8\t1\n")
     assert training_query_problem({**doubting, "train_qrels": str(qrels)}) is None
+    qrels.write_text("placeholder\n")  # not qrels at all: the input check names it
+    assert training_query_problem({**doubting, "train_qrels": str(qrels)}) is None
     folder = Path(shutil.copytree(REPO / "resources/beir-example", tmp_path / "beir"))
     source = {"format": "beir", "folder": str(folder), "train_split": "train", "dev_split": "test",
               "heldout_queries": []}

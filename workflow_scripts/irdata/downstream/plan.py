@@ -95,11 +95,16 @@ def training_query_problem(doubting: dict) -> str | None:
     path, fields = _train_qrels(doubting)
     if not path.is_file():
         return None
+    judged = False
     with open(path, "rb") as fh:
         for raw in fh:
             parts = raw.split()
-            if len(parts) == fields and parts[-1].lstrip(b"-").isdigit() and int(parts[-1]) >= 1:
-                return None
+            if len(parts) == fields and parts[-1].lstrip(b"-").isdigit():
+                if int(parts[-1]) >= 1:
+                    return None
+                judged = True
+    if not judged:  # no qrels line at all: the input check names what is wrong
+        return None
     return (f"the train qrels {path} hold no positive pair (relevance 1 or more), so no train query has the official "
             "positive both arms train on: the comparison can have no training query")
 
