@@ -11,7 +11,7 @@ from snakemake.common import overwrite_function_params
 
 from irdata.logs import TRACEBACK_ENV as _TRACEBACK_ENV
 from irdata.doubting.audit_ranking import OWN_RUNS as AUDIT_OWN_RUNS, run_files as _audit_run_files
-from irdata.config_check import CONFIG_SECTIONS
+from irdata.config_check import CONFIG_SECTIONS, ConfigError
 from irdata.doubting.stages import frozen_version_conflict as _frozen_version_conflict
 from irdata.retrieval.layout import index_dir as _index_dir, index_files as _index_files
 from irdata.shard_files import shard_file as _shard_file, shard_files as _shard_files
@@ -20,6 +20,7 @@ from irdata.stages import StageWiring
 from irdata.workdir import WORK, resolve_config_inputs, workflow_file as _workflow_file
 from irdata.doubting.release_files import DATA_FILES as _DS_DATA_FILES
 from irdata.downstream import wiring as _ds
+from irdata.downstream.plan import check_downstream_plan as _check_downstream_plan
 from irdata.downstream.stages import (
     ARMS as _DS_ARMS,
     DS,
@@ -44,6 +45,13 @@ resolve_config_inputs(config, workflow.basedir)
 _frozen = _frozen_version_conflict(config)
 if _frozen:
     raise WorkflowError(_frozen)
+
+# so does a downstream comparison that cannot run: an unavailable base model, eval set names that collide, train
+# qrels without a positive (irdata/downstream/plan.py), rather than failing after its first jobs
+try:
+    _check_downstream_plan(config["doubting"])
+except ConfigError as _error:
+    raise WorkflowError(str(_error)) from None
 
 # rule scripts log a bad input's traceback only when Snakemake's own --verbose asks (irdata/logs.py)
 os.environ[_TRACEBACK_ENV] = "1" if workflow.output_settings.verbose else "0"

@@ -4,11 +4,15 @@ alignment, the action protocol, stats."""
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import logging
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from irdata.errors import InputError
 from irdata.llm import (
     ANSWER_SETTINGS,
     CONNECTION_SETTINGS,
@@ -26,6 +30,7 @@ from irdata.llm.loglikelihood import align_echo, continuation_start
 from irdata.llm.results import RequestFailed
 from irdata.llm.settings import schema
 from irdata.llm.spreading import RetryLog
+from irdata.llm.transports import encode_json
 
 TOOLS = [{"type": "function", "function": {
     "name": "search", "description": "BM25 search.",
@@ -122,23 +127,84 @@ def test_plain_env_var_names_are_accepted():
 # -- journal ---------------------------------------------------------------------------------------
 
 
-def test_journal_drops_torn_and_corrupt_lines(tmp_path):
-    path = tmp_path / "j.jsonl"
+def _five_answers(path):
     j = Journal(path)
-    j.append("a", {"text": "1"})
-    j.append("b", {"text": "2"})
+    for i in range(5):
+        j.append(f"{i:064d}", {"text": str(i)})
     j.close()
-    lines = path.read_bytes().splitlines(keepends=True)
-    tampered = lines[1].replace(b'"2"', b'"3"')  # checksum no longer matches
-    path.write_bytes(lines[0] + tampered + b'deadbeef {"k": "c", "v"')  # and a torn tail
+    return path.read_bytes()
+
+
+def test_journal_cuts_a_torn_last_line_and_nothing_else(tmp_path):
+    path = tmp_path / "j.jsonl"
+    data = _five_answers(path)
+    path.write_bytes(data + data[:90])  # a writer stopped mid-line
     j = Journal(path)
-    assert j.get("a") == {"text": "1"} and "b" not in j and "c" not in j and j.dropped == 2
+    assert len(j.entries) == 5 and "c" not in j and j.dropped == 1 and path.read_bytes() == data
     j.append("d", {"text": "4"})
     j.close()
     j = Journal(path)
-    # The bad bytes after the last good line were cut on the first open: d is a whole line.
-    assert set(j.entries) == {"a", "d"} and j.dropped == 0 and len(path.read_bytes().splitlines()) == 2
+    assert len(j.entries) == 6 and j.dropped == 0 and len(path.read_bytes().splitlines()) == 6
     j.close()
+    # a whole last line whose line end was not written is kept and ended
+    path.write_bytes(data[:-1])
+    j = Journal(path)
+    assert len(j.entries) == 5 and j.dropped == 0 and path.read_bytes() == data
+    j.close()
+
+
+@pytest.mark.parametrize("damage, line, words", [
+    (lambda data: data.replace(b"\n", b"\r\n"), 1, "CRLF"),
+    (lambda data: gzip.compress(data, mtime=0), None, "gzip-compressed"),
+    (lambda data: data.replace(b'"text":"2"', b'"text":"3"'), 3, "checksum does not match"),  # an edited answer
+    (lambda data: data + b"\n", 6, "not a line the journal writes"),
+    (lambda data: data + b"a note", 6, "not a line the journal writes"),  # no torn journal line: kept
+])
+def test_an_unreadable_journal_is_refused_naming_the_file_and_kept(tmp_path, damage, line, words):
+    """Before, opening it truncated everything after its last sound line: a CRLF or gzipped journal of 5 answers
+    became 0 bytes."""
+    path = tmp_path / "j.jsonl"
+    damaged = damage(_five_answers(path))
+    path.write_bytes(damaged)
+    with pytest.raises(InputError) as error:
+        Journal(path)
+    assert (error.value.path, error.value.line) == (str(path), line) and words in error.value.problem
+    assert path.read_bytes() == damaged
+
+
+journal_values = st.dictionaries(st.text(max_size=4), st.text(max_size=12) | st.integers() | st.none(), max_size=3)
+
+
+@settings(max_examples=80, deadline=None)
+@given(values=st.lists(journal_values, min_size=1, max_size=6), cut=st.integers(0, 1 << 12),
+       stray=st.binary(min_size=1, max_size=3), at=st.integers(0, 1 << 12))
+def test_a_journal_is_never_shortened_beyond_a_torn_last_line(tmp_path_factory, values, cut, stray, at):
+    """Cut anywhere, a journal keeps every whole line and loses at most the torn one; with stray bytes anywhere
+    it is read the same way or refused naming the file, and kept byte for byte."""
+    path = tmp_path_factory.mktemp("journal") / "j.jsonl"
+    j = Journal(path)
+    for i, value in enumerate(values):
+        j.append(f"{i:064d}", value)
+    j.close()
+    data = path.read_bytes()
+    cut = data[:cut % (len(data) + 1)]
+    path.write_bytes(cut)
+    j = Journal(path)
+    whole = cut.count(b"\n") + (path.read_bytes() == cut + b"\n")  # a whole last line without its line end: kept
+    assert j.entries == {f"{i:064d}": encode_json(v) for i, v in enumerate(values[:whole])}
+    assert path.read_bytes() in (cut[:cut.rfind(b"\n") + 1], cut, cut + b"\n")
+    j.close()
+    at = at % (len(data) + 1)
+    damaged = data[:at] + stray + data[at:]
+    path.write_bytes(damaged)
+    try:
+        j = Journal(path)
+    except InputError as error:
+        assert error.path == str(path) and path.read_bytes() == damaged
+    else:
+        assert all(j.entries[k] == encode_json(values[int(k)]) for k in j.entries)
+        assert damaged.startswith(path.read_bytes()) or path.read_bytes() == damaged + b"\n"
+        j.close()
 
 
 def test_journal_reads_sound_lines_of_another_layout_and_batches_writes(tmp_path):

@@ -188,3 +188,91 @@ def test_the_report_shows_the_runs_and_their_scatter():
     assert "Kendall&#x27;s tau" in out and "<td>r3</td><td>config</td>" in out
     assert "data:image/png;base64," in out
     assert "not available" in ranking_html(None)
+
+
+def _run_with(ranks: dict[str, dict[str, int]], depth: int = 10) -> dict:
+    """{qid: {pid: score}}: each query's named passages at their ranks, fillers around them."""
+    run = {}
+    for q, placed in ranks.items():
+        at = {rank: pid for pid, rank in placed.items()}
+        run[q] = {at.get(r, f"filler{r}"): float(100 - r) for r in range(1, depth + 1)}
+    return run
+
+
+def test_runs_with_the_same_scores_in_another_order_tie_as_exact_arithmetic_would():
+    """A's reciprocal ranks under the human grades are B's under the model's, in another query order: 1, 1/2,
+    1/6 summed in that order and as 1/2, 1/6, 1 differ in the last bit. Exactly, A and B tie on both sides: with
+    two runs nothing is ordered (no tau), with a third below both the orderings agree (tau-b 1)."""
+    queries = ("q1", "q2", "q3")
+    human = {q: {"h": 3, "m": 0} for q in queries}
+    model = {q: {"h": 0, "m": 3} for q in queries}
+    a = _run_with({"q1": {"h": 1, "m": 2}, "q2": {"h": 2, "m": 6}, "q3": {"h": 6, "m": 1}})
+    b = _run_with({"q1": {"h": 2, "m": 1}, "q2": {"h": 6, "m": 2}, "q3": {"h": 1, "m": 6}})
+    c = _run_with({q: {"h": 3, "m": 4} for q in queries})
+    two = system_agreement(human, model, {"a": a, "b": b})
+    assert [r["human"]["MRR@10"] for r in two["runs"]] == [r["model"]["MRR@10"] for r in two["runs"]]
+    assert two["correlation"]["MRR@10"] == {"runs": 2, "kendall_tau": None, "spearman_rho": None}
+    three = system_agreement(human, model, {"a": a, "b": b, "c": c})
+    assert three["correlation"]["MRR@10"]["kendall_tau"] == 1.0
+
+
+def test_a_run_is_read_as_ir_measures_reads_it_and_its_choices_are_counted(tmp_path):
+    """gzip and a byte order mark read; a header line skipped; a (query, passage) given twice: the last line
+    counts (ir_measures, pytrec_eval); both counted."""
+    import gzip
+
+    text = ("qid Q0 docno rank score tag\nq1 Q0 p1 1 2.5 r\nq1 Q0 p2 2 1.5 r\nq1 Q0 p1 3 0.5 r\n"
+            "q2 Q0 p3 1 inf r\n")
+    plain, packed = tmp_path / "run.trec", tmp_path / "run.trec.gz"
+    plain.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    packed.write_bytes(gzip.compress(text.encode(), mtime=0))
+    for path in (plain, packed):
+        counts = {}
+        assert read_run_file(path, counts) == {"q1": {"p1": 0.5, "p2": 1.5}, "q2": {"p3": float("inf")}}
+        assert counts == {"lines": 4, "header_lines": 1, "duplicate_lines": 1}
+
+
+@pytest.mark.parametrize("lines, line, field, words", [
+    ("q1 Q0 p1 1 2.5 r\nq1 Q0 p2 2 high r\n", 2, "score", "score 'high' is not a number"),
+    ("q1 Q0 p1 1 2.5 r\nq1 Q0 p2 2 nan r\n", 2, "score", "NaN"),
+    ("q1 Q0 p1 1 2.5 r\nq1 Q0 p2 two 1.5 r extra\n", 2, None, "expected 6 fields"),
+    ("q1 Q0 p1 1 2.5 r\nq1 Q0 p\xe92 2 1.5 r\n", 2, None, "not UTF-8"),
+])
+def test_a_bad_run_line_is_named_by_the_stage_and_by_evaluate_py(tmp_path, lines, line, field, words):
+    import subprocess
+    import sys
+
+    from irdata.doubting.examples import evaluate
+
+    path = tmp_path / "run.trec"
+    path.write_bytes(lines.encode("latin-1"))
+    with pytest.raises(InputError) as error:
+        read_run_file(path)
+    assert (error.value.path, error.value.line, error.value.field) == (str(path), line, field)
+    assert words in error.value.problem
+    qrels = tmp_path / "q.qrels"
+    qrels.write_text("q1 0 p1 1\n")
+    proc = subprocess.run([sys.executable, evaluate.__file__, "--qrels", str(qrels), "--run", str(path)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 1 and proc.stderr.strip() == str(error.value)
+    qrels.write_text("q1 0 p1 1\nq1 0 p2 high\n")
+    proc = subprocess.run([sys.executable, evaluate.__file__, "--qrels", str(qrels), "--run", str(path)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 1 and proc.stderr.strip() == (f"{qrels}, line 2, field 'grade': grade 'high' is not "
+                                                            "an integer")
+
+
+def test_a_configured_run_that_scores_no_audit_query_is_refused_and_duplicates_are_reported(tmp_path):
+    pairs, paths = synthetic(tmp_path, skills=(1, 2))
+    grades = write_grades(tmp_path, pairs, pairs["human"])
+    other = tmp_path / "other.trec"
+    other.write_text("elsewhere Q0 p0_0 1 1.0 x\n")
+    with pytest.raises(InputError) as error:
+        audit_ranking(grades, {}, [*paths, str(other)])
+    assert error.value.path == str(other) and "none of its 1 queries is a judged audit query" in error.value.problem
+    doubled = tmp_path / "doubled.trec"
+    lines = Path(paths[0]).read_text().splitlines(keepends=True)
+    doubled.write_text("".join(lines) + lines[0])
+    result = audit_ranking(grades, {}, [*paths, str(doubled)])
+    row = next(r for r in result["runs"] if r["name"] == "doubled.trec")
+    assert row["lines"] == {"lines": len(lines) + 1, "header_lines": 0, "duplicate_lines": 1}

@@ -88,3 +88,58 @@ def test_a_qrels_id_missing_from_the_corpus_or_the_queries_is_named(tmp_path):
     with pytest.raises(InputError) as error:
         check_qrels_ids_known(path, read_beir_qrels(path), corpus, queries)
     assert (error.value.line, error.value.field) == (2, "query-id")
+
+
+@pytest.mark.parametrize("data, line, field, words", [
+    # the text under another key: BEIR's loaders would read a title-only document
+    (b'{"_id": "a", "title": "t", "text": "x"}\n{"_id": "b", "title": "t", "body": "y"}\n', 2, "text",
+     "no `text` (the record's keys: _id, title, body)"),
+    (b'{"_id": "a", "text": null}\n', 1, "text", "`text` is null"),
+    # a pretty-printed record spreads over lines; two records on one line
+    (b'{"_id": "a", "text": "x"}\n{"_id": "b",\n "text": "y"}\n', 2, None, "one whole record a line"),
+    (b'{"_id": "a", "text": "x"} {"_id": "b", "text": "y"}\n', 1, None, "more than one JSON value"),
+    (b'{"_id": "a", "text": "x"}\r{"_id": "b", "text": "y"}\n', 1, None, "more than one JSON value"),
+    # invalid UTF-8 inside a text, a lone surrogate escape, a key given twice
+    (b'{"_id": "a", "text": "x"}\n{"_id": "b", "text": "caf\xe9"}\n', 2, "text", "not valid UTF-8"),
+    (b'{"_id": "a", "text": "x"}\n{"_id": "b", "text": "half \\ud800 pair"}\n', 2, "text", "lone surrogate"),
+    (b'{"_id": "a", "text": "x"}\n{"_id": "b", "_id": "c", "text": "y"}\n', 2, "_id", "twice"),
+    # whitespace only: no record at all, not a qrels problem later
+    (b'   \n \t \n', None, None, "no record"),
+    # a whitespace-only line is no record: the line numbers after it stay right
+    (b'{"_id": "a", "text": "x"}\n   \n{"_id": "b c", "text": "y"}\n', 3, "_id", "U+0020 SPACE"),
+])
+def test_a_corpus_that_beir_would_misread_is_refused_by_line(tmp_path, data, line, field, words):
+    path = tmp_path / "corpus.jsonl"
+    path.write_bytes(data)
+    with pytest.raises(InputError) as error:
+        read_beir_corpus(path)
+    assert (error.value.path, error.value.line, error.value.field) == (str(path), line, field)
+    assert words in error.value.problem
+
+
+def test_a_query_without_its_text_key_is_refused(tmp_path):
+    path = jsonl(tmp_path / "queries.jsonl", [{"_id": "q1", "text": "a"}, {"_id": "q2", "query": "b"}])
+    with pytest.raises(InputError) as error:
+        read_beir_queries(path)
+    assert (error.value.line, error.value.field) == (2, "text") and "keys: _id, query" in str(error.value)
+
+
+@pytest.mark.parametrize("lines, line, field, words", [
+    (["query-id\tcorpus-id\tscore"], 1, None, "no row after its header line"),
+    (["query-id\tcorpus-id\tscore", "", ""], 1, None, "no row after its header line"),
+    # an id error names its own line, not the one before it
+    (["query-id\tcorpus-id\tscore", "q1\td1\t1", "q\x012\td1\t1"], 3, "query-id", "U+0001"),
+    (["", "query-id\tcorpus-id\tscore", "q1\t\t1"], 3, "corpus-id", "empty corpus-id"),
+])
+def test_a_qrels_file_without_rows_or_with_a_bad_id_is_named(tmp_path, lines, line, field, words):
+    path = write_lines(tmp_path / "test.tsv", lines)
+    with pytest.raises(InputError) as error:
+        read_beir_qrels(path)
+    assert (error.value.line, error.value.field) == (line, field)
+    assert words in error.value.problem
+
+
+def test_a_qrels_header_after_a_byte_order_mark_is_read(tmp_path):
+    path = tmp_path / "test.tsv"
+    path.write_bytes(b"\xef\xbb\xbfquery-id\tcorpus-id\tscore\r\nq1\td1\t1\r\n")
+    assert read_beir_qrels(path).to_pylist() == [{"query_id": "q1", "passage_id": "d1", "relevance": 1}]

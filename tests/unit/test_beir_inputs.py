@@ -94,3 +94,34 @@ def test_a_query_text_that_would_break_a_tsv_line_is_refused(example, tmp_path):
 def test_the_configured_splits_must_be_qrels_files_of_the_folder(example, tmp_path, train, dev, message):
     with pytest.raises(InputError, match=message):
         validate_beir_inputs(example, train, dev, [], checked=checked_paths(tmp_path))
+
+
+def test_a_query_held_out_by_two_sources_is_held_out_once_and_its_repeat_leaves_train(example, tmp_path):
+    """q6 is in the test and the dev split, q7 in the test split and an extra held-out file: each is held out
+    once, and every held-out query after them still is (q9, whose text train q5 repeats, and x2)."""
+    (example / "qrels/dev.tsv").write_text("query-id\tcorpus-id\tscore\nq6\td05\t1\nq9\td12\t1\n")
+    extra = tmp_path / "more.tsv"
+    extra.write_text("q7\thow does a vaccine work\nx2\tan unseen question\n")
+    checked = checked_paths(tmp_path)
+    report = validate_beir_inputs(example, "train", "test", [str(extra)], checked=checked)
+    heldout = read_queries(checked["heldout_queries"])
+    assert heldout.column("query_id").to_pylist() == ["q6", "q7", "q8", "q9", "x2"]
+    assert report["rows"]["heldout_queries"] == 5 and report["rows"]["heldout_repeats"] == 2
+    result = dedup_train_queries(read_queries(checked["train_queries"]), [heldout])
+    assert result.excluded.to_dict("records") == [{"query_id": "q5", "reason": "heldout", "duplicate_of": "q9"}]
+    assert "q5" not in result.collection
+
+
+def test_an_id_held_out_with_two_texts_keeps_both_texts(example, tmp_path):
+    """An extra held-out file may number its queries apart from the folder: its q1 is another query, and a
+    train query repeating either text leaves train."""
+    extra = tmp_path / "more.tsv"
+    extra.write_text("q1\twhat causes earthquakes\n")
+    checked = checked_paths(tmp_path)
+    validate_beir_inputs(example, "train", "test", [str(extra)], checked=checked)
+    from irdata.dedup import read_heldout_queries
+
+    heldout = read_heldout_queries(checked["heldout_queries"])
+    assert heldout.column("query_id").to_pylist() == ["q6", "q7", "q8", "q9", "q1"]
+    result = dedup_train_queries(read_queries(checked["train_queries"]), [heldout])
+    assert sorted(result.excluded["query_id"]) == ["q4", "q5"]

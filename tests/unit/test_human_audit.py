@@ -154,11 +154,72 @@ def test_positives_of_qrels_and_of_an_empty_strict_qrels(tmp_path):
     assert qrels_positives(tmp_path / "official.qrels") == {"q1": ["p1", "p4"], "q2": ["p3"]}
 
 
-def test_an_item_id_whose_ids_hold_the_separator_is_split_where_both_exist():
-    from irdata.doubting.human_audit import item_id, split_item_id
+def test_item_ids_cannot_collide_whatever_the_ids_hold_and_the_workflows_own_sheet_reads_back(tmp_path):
+    """Queries 1 and 1-2 with passages 2-3 and 3: joined with "-" both pairs were the item 1-2-3. The id escapes
+    the separator (and its escape) in each id, so each pair is its own item, and its sheet reads back."""
+    from irdata.doubting.human_audit import item_id, parse_item_id
 
-    item = item_id("q-1", "doc-7")
-    assert split_item_id(item) == [("q", "1-doc-7"), ("q-1", "doc-7"), ("q-1-doc", "7")]
+    queries, passages = {"1": "one?", "1-2": "one two?"}, {"2-3": "two three", "3": "three"}
+    s = draw_sample(list(queries), {"1": ["2-3"], "1-2": ["3"]}, {}, 2, 0)
+    assert len(s["items"]) == 2 and sorted(s["items"]) == sorted([item_id("1", "2-3"), item_id("1-2", "3")])
+    for q, p in (("1", "2-3"), ("1-2", "3"), ("a%2Db", "c"), ("-", "%"), ("q", "")):
+        assert parse_item_id(item_id(q, p)) == (q, p)
+    assert item_id("q1", "p7") == "q1-p7"  # ids without "-" or "%" read as before
+    write_sheet(s, queries.get, passages.get, tmp_path / "s.csv", tmp_path / "s.json", tmp_path / "key.json")
+    rows = list(csv.reader((tmp_path / "s.csv").read_text().splitlines()))
+    for row in rows[1:]:
+        row[4] = "yes"
+    with open(tmp_path / "a.csv", "w", newline="") as fh:
+        csv.writer(fh).writerows(rows)
+    sheets = read_sheets([tmp_path / "a.csv"], queries.get, passages.get)
+    assert sheets == {"a.csv": dict.fromkeys(s["items"], "yes")}
+    assert human_results(s, sheets)["origins"]["official"]["fully_answers"] == 2
+
+
+@pytest.mark.parametrize("encoding, delimiter, line_end", [
+    ("utf-8-sig", ",", "\r\n"),  # Excel's "CSV UTF-8 (Comma delimited)"
+    ("utf-8", ";", "\n"),  # LibreOffice, or a European Excel, with ; between fields
+    ("cp1252", ",", "\r\n"),  # Excel's "CSV (Comma delimited)" on a Western Windows
+    ("cp1252", ";", "\r\n"),
+    ("utf-16", "\t", "\r\n"),  # Excel's "Unicode Text"
+])
+def test_a_sheet_saved_by_excel_or_libreoffice_is_read(tmp_path, encoding, delimiter, line_end):
+    texts = {q: t + " café – “quoted”" for q, t in QUERIES.items()}
+    s = draw_sample(list(texts), OFFICIAL, STRICT, 3, 0)
+    rows = list(csv.reader(sheet_csv(s["items"], texts.get, PASSAGES.get).splitlines()))
+    for row in rows[1:]:
+        row[4] = "Yes"
+    path = tmp_path / "excel.csv"
+    with open(path, "w", encoding=encoding, newline="") as fh:
+        csv.writer(fh, delimiter=delimiter, lineterminator=line_end).writerows(rows + [[""] * len(COLUMNS)])
+    assert read_sheets([path], texts.get, PASSAGES.get) == {"excel.csv": dict.fromkeys(s["items"], "yes")}
+
+
+def test_a_sheet_whose_encoding_lost_characters_is_refused_saying_how_to_save_it(tmp_path):
+    texts = {q: t + " café 水" for q, t in QUERIES.items()}  # 水 is no Windows-1252 character: Excel writes "?"
+    s = draw_sample(list(texts), OFFICIAL, STRICT, 2, 0)
+    path = tmp_path / "excel.csv"
+    path.write_bytes(sheet_csv(s["items"], texts.get, PASSAGES.get).replace("水", "?").encode("cp1252"))
+    with pytest.raises(InputError) as err:
+        read_sheets([path], texts.get, PASSAGES.get)
+    assert err.value.line == 2 and err.value.field == "query" and "CSV UTF-8" in err.value.problem
+    path.write_bytes(b"item_id,query\n\x81\x8d\n")
+    with pytest.raises(InputError, match="neither UTF-8 nor Windows-1252"):
+        read_sheets([path], texts.get, PASSAGES.get)
+
+
+def test_the_same_sheet_listed_twice_under_two_names_is_refused(tmp_path):
+    s = sample(4)
+    answers = dict.fromkeys(s["items"], "no")
+    first = filled(tmp_path, "anna.csv", answers, s)
+    (tmp_path / "copy").mkdir()
+    copy = filled(tmp_path / "copy", "bert.csv", answers, s)
+    with pytest.raises(InputError) as err:
+        read_sheets([first, copy], QUERIES.get, PASSAGES.get)
+    assert err.value.path == str(copy) and "the same answers as" in err.value.problem
+    # sheets nobody has filled yet are alike, and that is fine
+    empty = [filled(tmp_path, name, {}, s) for name in ("c.csv", "d.csv")]
+    assert list(read_sheets(empty, QUERIES.get, PASSAGES.get)) == ["c.csv", "d.csv"]
 
 
 def test_on_train_the_release_positive_is_each_querys_selected_positive(tmp_path):

@@ -278,3 +278,26 @@ def test_real_sample_files_pass_the_readers():
         qrels = read_trec_qrels(path, GRADES if "graded" in path.name else None)
         assert qrels.num_rows > 0
     assert read_trec_qrels(SHARED / "qrels.dl19.graded.txt", GRADES).num_rows == 9_260
+
+
+def test_a_collection_with_a_header_line_reads_its_passages_and_counts_the_header(tmp_path):
+    """A `pid<TAB>text` header (pandas' to_csv writes one) is no passage called "pid": skipped, counted in the
+    report, and the line numbers after it are right."""
+    inputs = demo_inputs(tmp_path)
+    inputs["collection"].write_bytes(b"pid\ttext\n" + inputs["collection"].read_bytes())
+    report = validate_msmarco_inputs(**inputs, passage_store=tmp_path / "store.arrow")
+    assert report["rows"]["collection"] == 1624
+    assert report["header_lines"] == {str(inputs["collection"]): 1}
+    from irdata.passage_store import PassageStore
+
+    assert PassageStore(tmp_path / "store.arrow").get("pid") is None
+
+
+def test_an_unknown_query_after_dropped_rows_names_its_own_line(tmp_path):
+    inputs = demo_inputs(tmp_path)
+    raw = inputs["train_qrels"].read_text()
+    known_pid = (DEMO / "collection.tsv").read_text().split("\t", 1)[0]
+    inputs["train_qrels"].write_text("1185869\t0\tgone\t1\n" + raw + f"no-such-query\t0\t{known_pid}\t1\n")
+    with pytest.raises(InputError) as info:
+        validate_msmarco_inputs(**inputs, qrels_missing_passages="drop")
+    assert (info.value.line, info.value.field) == (len(raw.splitlines()) + 2, "query_id")

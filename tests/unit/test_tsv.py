@@ -158,3 +158,46 @@ def test_id_not_in_collection(tmp_path):
 def test_reference_answer_errors(tmp_path, data, line, field):
     err = error_of(read_reference_answers, write(tmp_path, "a.jsonl", data))
     assert (err.line, err.field) == (line, field)
+
+
+@pytest.mark.parametrize("data, rows, header", [
+    (b"pid\ttext\n1\tfirst passage\n2\tsecond\n", [("1", "first passage"), ("2", "second")], 1),
+    (b"\xef\xbb\xbfQuery_ID\tQuery\r\n7\twhat?\r\n", [("7", "what?")], 1),
+    (b"\n_id\tbody\n\n3\tx\n", [("3", "x")], 1),
+    # a first record that only looks like a header is a record: "id" with a text of other words
+    (b"id\tthe id of a thing\n2\tx\n", [("id", "the id of a thing"), ("2", "x")], 0),
+])
+def test_a_header_line_is_skipped_and_counted(tmp_path, data, rows, header):
+    path = write(tmp_path, "c.tsv", data)
+    table = read_id_text_tsv(path)
+    assert list(zip(*(table.column(c).to_pylist() for c in ("id", "text")))) == rows
+    assert tsv.header_lines(path) == header
+
+
+def test_after_a_header_line_errors_name_their_own_line(tmp_path):
+    err = error_of(read_id_text_tsv, write(tmp_path, "c.tsv", b"pid\ttext\n1\ta\n1\tb\n"))
+    assert (err.line, err.field) == (3, "id") and "duplicate id '1'" in err.problem
+    err = error_of(read_id_text_tsv, write(tmp_path, "d.tsv", b"pid\ttext\n1\ta\n2 x\tb\n"))
+    assert (err.line, err.field) == (3, "id")
+    err = error_of(read_id_text_tsv, write(tmp_path, "e.tsv", b"pid\ttext\n\n"))
+    assert err.line == 1 and "no row after its header line" in err.problem
+    qrels = write(tmp_path, "q.qrels", b"qid\tQ0\tdocid\trel\n1\t0\t7\t1\n1\t0\t9\t1\n")
+    assert read_trec_qrels(qrels).column("passage_id").to_pylist() == ["7", "9"]
+    err = error_of(check_ids_known, qrels, read_trec_qrels(qrels), "passage_id", pa.array(["7"]), "collection.tsv")
+    assert (err.line, err.field) == (3, "passage_id")
+    err = error_of(read_trec_qrels, write(tmp_path, "r.qrels", b"query_id iteration passage_id relevance\n1 0 7 x\n"))
+    assert (err.line, err.field) == (2, "relevance")
+
+
+def test_a_line_with_too_many_fields_that_is_not_utf8_is_named_and_prints_nothing_else(tmp_path):
+    """pyarrow cannot hand such a row to the reader's handler and prints the decode error as "Exception ignored";
+    the reader names the line, and the log holds nothing else."""
+    import subprocess
+    import sys
+
+    path = write(tmp_path, "c.tsv", b"1\ta\n2\tb\t\xff\n3\tc\n")
+    code = "import sys; from irdata.tsv import read_id_text_tsv; read_id_text_tsv(sys.argv[1])"
+    proc = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True,
+                          env={"PYTHONPATH": ":".join(sys.path)})
+    assert proc.returncode == 1 and "Exception ignored" not in proc.stderr
+    assert proc.stderr.strip().endswith(f"InputError: {path}, line 2: not valid UTF-8; re-encode the file as UTF-8")

@@ -5,7 +5,9 @@ answers as JSON lines: none, BEIR has no reference answers) plus the queries of 
 splits as checked `qid<TAB>text` files, so that the dedup, the shards and the LLM stages read one format
 whatever the source. A query belongs to a split through that split's qrels (BEIR's rule); the held-out
 queries are those of every other qrels split of the folder (the dev split first), then the query files
-listed in `source.heldout_queries`. Nothing is written before every input passed.
+listed in `source.heldout_queries`, each (id, text) once: a query in several of them is held out once, and an
+id with another text in an extra file (numbered apart from the folder) is another query, held out too (the
+dedup reads the file with dedup.read_heldout_queries). Nothing is written before every input passed.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from .errors import InputError
 from .msmarco_inputs import raw_input_paths, read_queries, write_qrels
 from .passage_store import write_passage_store
 from .provenance import sha256_file
-from .tsv import _line_of_record
+from .tsv import _line_of_record, header_lines
 
 # the checked files the input check writes (rules/queries.smk names them)
 CHECKED_FILES = ("train_qrels", "dev_qrels", "dev_answers", "train_queries", "dev_queries", "heldout_queries")
@@ -69,7 +71,7 @@ def _refuse_tsv_breaking(path, queries: pa.Table, all_queries: pa.Table) -> None
         qid = queries.column("id")[pc.index(bad, True).as_py()].as_py()
         row = pc.index(all_queries.column("id"), qid).as_py()
         raise InputError(path, f"query {qid!r}: its text holds a tab or a line break; write it on one line "
-                         "without tabs", line=_line_of_record(Path(path), row), field="text")
+                         "without tabs", line=_line_of_record(Path(path), row, json_lines=True), field="text")
 
 
 def write_queries_tsv(table: pa.Table, path) -> None:
@@ -122,13 +124,18 @@ def validate_beir_inputs(folder, train_split: str, dev_split: str, heldout_queri
         heldout.append(extra)
         report["rows"][f"heldout:{path}"] = extra.num_rows
     heldout = pa.concat_tables(heldout)
-    first = pc.equal(pc.index_in(heldout.column("id"), value_set=heldout.column("id").unique()),
-                     pa.array(range(heldout.num_rows), pa.int32()))  # a query in several splits: once
-    heldout = heldout.filter(first)
+    # a query held out by several sources once; an id with another text (an extra file numbered apart from the
+    # folder) is another query, held out too
+    pairs = pc.binary_join_element_wise(heldout.column("id"), heldout.column("text"), "\t")
+    first = ~pairs.to_pandas().duplicated(keep="first").to_numpy()
+    report["rows"]["heldout_repeats"] = int(heldout.num_rows - first.sum())
+    heldout = heldout.filter(pa.array(first))
+    report["rows"]["heldout_queries"] = heldout.num_rows
     for split in by_split:
         _refuse_tsv_breaking(paths["queries"], by_split[split][2], queries)
     for path in raw_beir_paths({"folder": folder, "heldout_queries": heldout_queries}):
         report["files"][path] = {"sha256": sha256_file(path), "bytes": Path(path).stat().st_size}
+    report["header_lines"] = {str(path): 1 for path in heldout_queries if header_lines(path)}
     # only once every input passed: a refused one leaves none of the files later stages read
     if checked:
         for role, split in (("train", train_split), ("dev", dev_split)):

@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 from .atomic import atomic_open, write_lines_atomic
 from .msmarco_inputs import read_queries
 from .shards import sample_ids
+from .tsv import read_id_text_tsv
 
 REASON_HELDOUT = "heldout"
 REASON_REPEAT = "repeat"
@@ -41,6 +42,12 @@ def normalize_query_text(texts) -> pa.Array:
     text = pc.replace_substring_regex(text, r"\p{P}+", "")
     text = pc.replace_substring_regex(text, r"[\s\p{Z}]+", " ")
     return pc.utf8_trim_whitespace(text)
+
+
+def read_heldout_queries(path) -> pa.Table:
+    """A held-out query file (`qid<TAB>text`) as the dedup reads it: an id may repeat with another text (the
+    checked held-out queries of a BEIR folder, irdata/beir_inputs.py), since only texts are compared."""
+    return read_id_text_tsv(path, "query_id", "text", unique=False)
 
 
 @dataclass
@@ -118,7 +125,7 @@ def write_query_ids(*, validated, train_queries, dev_queries, heldout_queries, t
     train queries kept and excluded and the dev queries (samples per `settings`: sample_settings)."""
     s = settings
     train = read_queries(train_queries)
-    heldout = [read_queries(p) for p in heldout_queries]
+    heldout = [read_heldout_queries(p) for p in heldout_queries]
     result = dedup_train_queries(train, heldout, s["train_sample"], s["train_seed"], s["train_with_duplicates"])
     dev = read_queries(dev_queries)
     keep = sample_ids(dev.column("query_id").to_pylist(), s["dev_sample"], s["dev_seed"])

@@ -6,14 +6,16 @@ import hashlib
 import json
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from .atomic import atomic_open, write_json_atomic, write_jsonl_atomic
 from .errors import InputError
+from .json_files import iter_jsonl
 from .passage_store import write_passage_store
 from .provenance import sha256_file
-from .tsv import check_ids_known, read_id_text_tsv, read_trec_qrels
+from .tsv import check_ids_known, header_lines, read_id_text_tsv, read_trec_qrels
 
 
 def read_queries(path) -> pa.Table:
@@ -64,41 +66,43 @@ def _columnar_answers(path, obj: dict):
     for row, qid in ids.items():
         if row not in answers:
             raise InputError(path, f"row {row!r} has a query_id but no answers", field="answers")
+        try:
+            json.dumps([qid, answers[row]], ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise InputError(path, f"row {row!r}: a lone surrogate escape (half a UTF-16 pair, which no UTF-8 text "
+                             "holds); write the whole pair", field="answers") from None
         yield None, "query_id", _answer_id(path, qid, row=row), _answer_list(path, answers[row], row=row)
 
 
 def _jsonl_answers(path):
-    with open(path, "rb") as fh:
-        for number, raw in enumerate(fh, start=1):
-            if not raw.strip():
-                continue
-            try:
-                record = json.loads(raw.decode("utf-8"))
-            except UnicodeDecodeError as exc:
-                raise InputError(path, "not valid UTF-8", line=number) from exc
-            except json.JSONDecodeError as exc:
-                raise InputError(path, f"not a JSON object: {exc.msg}", line=number) from exc
-            yield (number, *_record_answers(path, record, number))
+    for number, record in iter_jsonl(path):
+        yield (number, *_record_answers(path, record, number))
 
 
 def _answer_format(path) -> tuple[str, object]:
-    """("jsonl", None) or ("columnar", the parsed object), from the file's first non-blank line."""
+    """("jsonl", None) or ("columnar", the parsed object), from the file's first non-blank line: a record (JSON
+    lines), the whole QnA v2.1 object on one line, or `{` alone, which opens it pretty-printed."""
     with open(path, "rb") as fh:
-        first = next((raw for raw in fh if raw.strip()), None)
+        first = next((raw for number, raw in enumerate(fh, start=1)
+                      if (raw.removeprefix(b"\xef\xbb\xbf") if number == 1 else raw).strip()), None)
     if first is None:
         raise InputError(path, "file is empty; expected at least one record")
     try:
-        head = json.loads(first.decode("utf-8"))
+        head = json.loads(first.removeprefix(b"\xef\xbb\xbf").decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
         head = None
     if isinstance(head, dict) and isinstance(head.get("answers"), dict):
         return "columnar", head
-    if head is not None:
-        return "jsonl", None
-    try:   # a pretty-printed QnA v2.1 JSON spans many lines
-        whole = json.loads(Path(path).read_bytes().decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        return "jsonl", None   # the JSON lines reader names the bad line
+    if head is not None or first.strip() != b"{":
+        return "jsonl", None  # the JSON lines reader names a bad line
+    data = Path(path).read_bytes().removeprefix(b"\xef\xbb\xbf")
+    try:  # a pretty-printed QnA v2.1 JSON spans many lines
+        whole = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InputError(path, "not valid UTF-8; re-encode the file as UTF-8",
+                         line=data.count(b"\n", 0, exc.start) + 1) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"not valid JSON: {exc.msg} (character {exc.colno})", line=exc.lineno) from None
     if isinstance(whole, dict) and isinstance(whole.get("answers"), dict):
         return "columnar", whole
     raise InputError(path, "neither JSON lines of answer records nor the MS MARCO QnA v2.1 JSON")
@@ -174,7 +178,7 @@ def check_qrels(qrels_path, qrels: pa.Table, passage_ids, collection, query_ids,
     """
     if missing_passages not in QRELS_MISSING_PASSAGES:
         raise ValueError(f"qrels_missing_passages must be one of {QRELS_MISSING_PASSAGES}, got {missing_passages!r}")
-    dropped = 0
+    dropped, rows = 0, None
     if missing_passages == "drop":
         known = pc.is_in(qrels.column("passage_id"), value_set=pa.chunked_array(passage_ids).combine_chunks())
         dropped = qrels.num_rows - int(pc.sum(known).as_py() or 0)
@@ -182,11 +186,12 @@ def check_qrels(qrels_path, qrels: pa.Table, passage_ids, collection, query_ids,
             raise InputError(qrels_path, f"no row's passage_id is in the collection {collection} (all "
                              f"{qrels.num_rows:,} dropped); are these qrels of another corpus?", field="passage_id")
         qrels = qrels.filter(known)
+        rows = np.flatnonzero(known.to_numpy(zero_copy_only=False))  # the file's record of each row kept
     else:
         check_ids_known(qrels_path, qrels, "passage_id", passage_ids,
                         f"the collection {collection} (set doubting.qrels_missing_passages: drop to leave such rows "
                         "out)")
-    check_ids_known(qrels_path, qrels, "query_id", query_ids, f"the queries {queries_path}")
+    check_ids_known(qrels_path, qrels, "query_id", query_ids, f"the queries {queries_path}", rows)
     return qrels, dropped
 
 
@@ -205,7 +210,8 @@ def validate_msmarco_inputs(collection, train_queries, train_qrels, dev_queries,
                             checked: dict | None = None, passage_store=None) -> dict:
     """Read and check every input; return a report with row counts and sha256 of each file.
 
-    Raises InputError at the first problem, naming the file, line and field. `checked`, when given,
+    Raises InputError at the first problem, naming the file, line and field; a TSV or qrels file's header line
+    is skipped and counted (`header_lines`, irdata.tsv.header_lines). `checked`, when given,
     names the files every later stage reads instead of the raw ones: {"train_qrels", "dev_qrels"}
     (TREC qrels, minus the rows dropped per qrels_missing_passages) and "dev_answers" (JSON lines of
     the dev queries' answers, in dev_queries order, whatever the input format). Once every input is
@@ -231,9 +237,10 @@ def validate_msmarco_inputs(collection, train_queries, train_qrels, dev_queries,
     report["rows"].update(counts)
     for path in heldout_queries:
         report["rows"][f"heldout:{path}"] = read_queries(path).num_rows
-    for path in input_paths(collection, train_queries, train_qrels, dev_queries, dev_qrels, dev_answers,
-                            heldout_queries):
+    paths = input_paths(collection, train_queries, train_qrels, dev_queries, dev_qrels, dev_answers, heldout_queries)
+    for path in paths:
         report["files"][path] = {"sha256": sha256_file(path), "bytes": Path(path).stat().st_size}
+    report["header_lines"] = {path: 1 for path in paths if path != str(dev_answers) and header_lines(path)}
     # only once every input passed: a refused one leaves none of the files later stages read
     if checked:
         for name, qrels in checked_qrels.items():

@@ -13,19 +13,28 @@ import numpy as np
 
 from .atomic import write_lines_atomic
 from .errors import InputError
+from .tsv import id_problem
 
 
 def read_id_list(path) -> list[str]:
-    """Ids one a line (blank lines skipped): no whitespace inside or around an id, no repeats."""
+    """Ids one a line (blank lines skipped), UTF-8 with or without a byte-order mark, LF or CRLF line ends: no
+    whitespace or control character inside or around an id (irdata.tsv.id_problem), no repeats."""
     path = Path(path)
     if not path.exists():
         raise InputError(path, "file not found")
-    text = path.read_text(encoding="utf-8")
-    lines = text.split("\n")
-    if any(c in text for c in " \t\r\x0b\x0c"):
+    data = path.read_bytes().removeprefix(b"\xef\xbb\xbf")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        byte = exc.start - data.rfind(b"\n", 0, exc.start)
+        raise InputError(path, f"not valid UTF-8 (byte {byte} of the line); re-encode the file as UTF-8",
+                         line=data.count(b"\n", 0, exc.start) + 1) from None
+    lines = text.replace("\r\n", "\n").split("\n")
+    if not "".join(lines).isprintable() or " " in text:  # the common case (printable ids) in one pass
         for number, line in enumerate(lines, start=1):
-            if line and (line != line.strip() or any(c.isspace() for c in line)):
-                raise InputError(path, f"id {line!r} has whitespace", line=number)
+            problem = id_problem(line) if line else None
+            if problem:
+                raise InputError(path, problem, line=number)
     ids = [line for line in lines if line]
     if len(set(ids)) != len(ids):
         seen = set()

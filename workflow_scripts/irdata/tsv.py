@@ -11,7 +11,9 @@ it would split one in two, and the line numbers of every later error would be wr
 from __future__ import annotations
 
 import mmap
+import sys
 import unicodedata
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -28,22 +30,36 @@ QRELS_COLUMNS = ("query_id", "iteration", "passage_id", "relevance")
 ID_FORBIDDEN = ((0x00, 0x20), (0x7F, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A), (0x2028, 0x2029),
                 (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000))
 _ID_FORBIDDEN_RE2 = "[" + "".join(f"\\x{{{lo:x}}}-\\x{{{hi:x}}}" for lo, hi in ID_FORBIDDEN) + "]"
+_BOM = b"\xef\xbb\xbf"
+# the words a header line is made of (header_lines): the column names of the TSV and TREC formats and of their
+# BEIR, ir_datasets and pandas exports
+HEADER_WORDS = frozenset({
+    "id", "_id", "pid", "qid", "did", "docid", "doc_id", "docno", "passage_id", "query_id", "corpus_id", "topic",
+    "topic_id", "text", "passage", "query", "body", "contents", "title", "question", "document", "iteration", "iter",
+    "q0", "relevance", "rel", "score", "label", "grade", "judgment", "rank", "tag", "run", "run_id", "runid",
+})
 # pyarrow's default block size first; a record must fit in a block, so a longer line is read again
 # with a larger one, up to the last (a longer line is refused: it is more likely a lost line end).
 BLOCK_SIZES = (1 << 20, 16 << 20, 256 << 20)
 _SCAN_CHUNK = 16 << 20
 
 
-def _nonblank_line_numbers(path: Path):
-    """Yield the 1-based physical line number of every non-blank line (pyarrow skips blank ones)."""
+# what pyarrow's readers skip as a blank line: an empty one (CSV), or one of JSON whitespace only (JSON lines)
+_LINE_END, _JSON_WHITESPACE = b"\r\n", b" \t\r\n"
+
+
+def _nonblank_line_numbers(path: Path, json_lines: bool = False):
+    """Yield the 1-based physical line number and the bytes of every line pyarrow reads a record from: every
+    non-empty line of a CSV file, every line of a JSON-lines file that is not whitespace only."""
+    blank = _JSON_WHITESPACE if json_lines else _LINE_END
     with open(path, "rb") as fh:
         for number, raw in enumerate(fh, start=1):
-            if raw.strip(b"\r\n"):
+            if (raw.removeprefix(_BOM) if number == 1 else raw).strip(blank):  # pyarrow skips a byte-order mark
                 yield number, raw
 
 
-def _line_of_record(path: Path, record_index: int) -> int:
-    for i, (number, _) in enumerate(_nonblank_line_numbers(path)):
+def _line_of_record(path: Path, record_index: int, json_lines: bool = False) -> int:
+    for i, (number, _) in enumerate(_nonblank_line_numbers(path, json_lines)):
         if i == record_index:
             return number
     raise IndexError(record_index)
@@ -58,11 +74,12 @@ def _first_bad_utf8_line(path: Path) -> int | None:
     return None
 
 
-def _require_nonempty(path: Path) -> None:
+def _require_nonempty(path: Path, json_lines: bool = False) -> None:
     if not path.exists():
         raise InputError(path, "file not found; check the path in config.yaml")
-    if path.stat().st_size == 0 or not any(True for _ in _nonblank_line_numbers(path)):
-        raise InputError(path, "file is empty; expected at least one record")
+    if path.stat().st_size == 0 or not any(True for _ in _nonblank_line_numbers(path, json_lines)):
+        raise InputError(path, "file is empty; expected at least one record"
+                         + (" (it holds no record, only whitespace)" if path.stat().st_size else ""))
 
 
 def _first_lone_cr(buffer, end: int) -> int | None:
@@ -131,6 +148,23 @@ def read_in_growing_blocks(path: Path, read, unparsed) -> pa.Table:
     raise AssertionError("unreachable")
 
 
+@contextmanager
+def _undecodable_rows_unprinted(handler):
+    """pyarrow cannot hand the invalid-row `handler` a row that is not UTF-8: it prints the UnicodeDecodeError as
+    "Exception ignored" and fails the read, which the reader then reports naming the line. Only the print goes."""
+    previous = sys.unraisablehook
+
+    def hook(unraisable):
+        if not (unraisable.object is handler and isinstance(unraisable.exc_value, UnicodeDecodeError)):
+            previous(unraisable)
+
+    sys.unraisablehook = hook
+    try:
+        yield
+    finally:
+        sys.unraisablehook = previous
+
+
 def _read_delimited(path: Path, names: list[str], delimiter: str) -> pa.Table:
     _refuse_bad_bytes(path, names, delimiter)
     bad_rows = []
@@ -162,7 +196,8 @@ def _read_delimited(path: Path, names: list[str], delimiter: str) -> pa.Table:
             return InputError(path, "not valid UTF-8; re-encode the file as UTF-8", line=bad)
         return InputError(path, f"cannot be parsed: {exc}")
 
-    table = read_in_growing_blocks(path, read, unparsed)
+    with _undecodable_rows_unprinted(on_invalid):
+        table = read_in_growing_blocks(path, read, unparsed)
     if bad_rows:
         row = bad_rows[0]
         line = row.number
@@ -220,15 +255,17 @@ def _printable_ascii_only(values: pa.ChunkedArray) -> bool:
     return True
 
 
-def _check_ids(path: Path, table: pa.Table, id_name: str) -> None:
+def _check_ids(path: Path, table: pa.Table, id_name: str, line_of=None) -> None:
+    """Every id of the column `id_name` is an id (id_problem); `line_of(row)` gives a row's line (by default
+    the row's record of the file)."""
     ids = table.column(id_name)
     bad = pc.equal(pc.binary_length(ids), 0)
     if not _printable_ascii_only(ids):
         bad = pc.or_(bad, pc.match_substring_regex(ids, _ID_FORBIDDEN_RE2))
     index = _first(bad)
     if index is not None:
-        raise InputError(path, id_problem(ids[index].as_py(), id_name), line=_line_of_record(path, index),
-                         field=id_name)
+        line = line_of(index) if line_of else _line_of_record(path, index)
+        raise InputError(path, id_problem(ids[index].as_py(), id_name), line=line, field=id_name)
 
 
 def _first_duplicate(values: pa.ChunkedArray) -> int | None:
@@ -239,61 +276,90 @@ def _first_duplicate(values: pa.ChunkedArray) -> int | None:
     return int(dup.argmax())
 
 
-def read_id_text_tsv(path, id_name: str = "id", text_name: str = "text") -> pa.Table:
-    """Read a `id<TAB>text` file (collection.tsv, queries.*.tsv): unique, non-empty ids."""
+def header_lines(path) -> int:
+    """1 when the first non-blank line of a TSV or TREC file is a header line, else 0.
+
+    The formats have none, but pandas' to_csv and spreadsheet exports write one: a first line of column names
+    only (HEADER_WORDS, any case, `-` as `_`), at least two, is a header, skipped by the readers and counted in
+    the input check's report (`header_lines`). A record is never made of such words only: its text holds others,
+    its relevance is a number."""
+    first = next(_nonblank_line_numbers(Path(path)), None)
+    if first is None:
+        return 0
+    words = first[1].removeprefix(_BOM).decode("utf-8", "replace").split()
+    return int(len(words) >= 2 and all(w.lower().replace("-", "_") in HEADER_WORDS for w in words))
+
+
+def _after_header(path: Path, table: pa.Table):
+    """(the records after a header line, line_of(row): the line of one of them)."""
+    skip = header_lines(path)
+    if skip and table.num_rows == skip:
+        raise InputError(path, "no row after its header line; expected at least one record",
+                         line=next(_nonblank_line_numbers(path))[0])
+    return table.slice(skip), lambda row: _line_of_record(path, row + skip)
+
+
+def read_id_text_tsv(path, id_name: str = "id", text_name: str = "text", unique: bool = True) -> pa.Table:
+    """Read a `id<TAB>text` file (collection.tsv, queries.*.tsv): non-empty ids, unique unless `unique` is
+    false; a header line (header_lines) skipped."""
     path = Path(path)
     _require_nonempty(path)
-    table = _read_delimited(path, [id_name, text_name], "\t")
-    _check_ids(path, table, id_name)
-    dup = _first_duplicate(table.column(id_name))
+    table, line_of = _after_header(path, _read_delimited(path, [id_name, text_name], "\t"))
+    _check_ids(path, table, id_name, line_of)
+    dup = _first_duplicate(table.column(id_name)) if unique else None
     if dup is not None:
         value = table.column(id_name)[dup].as_py()
-        raise InputError(path, f"duplicate id {value!r}; ids must be unique",
-                         line=_line_of_record(path, dup), field=id_name)
+        raise InputError(path, f"duplicate id {value!r}; ids must be unique", line=line_of(dup), field=id_name)
     return table
 
 
 def read_trec_qrels(path, grades: tuple[int, ...] | None = None) -> pa.Table:
-    """Read TREC qrels (`qid iteration docid relevance`, space- or tab-separated). Relevance is an integer
-    (int32); with `grades`, one of them (e.g. the audit's 0-3)."""
+    """Read TREC qrels (`qid iteration docid relevance`, space- or tab-separated; a header line skipped).
+    Relevance is an integer (int32); with `grades`, one of them (e.g. the audit's 0-3)."""
     path = Path(path)
     _require_nonempty(path)
-    first = next(raw for _, raw in _nonblank_line_numbers(path))
+    lines = _nonblank_line_numbers(path)
+    first = next(lines)[1]
+    if header_lines(path):  # the separator of the records
+        first = next(lines, (0, first))[1]
     delimiter = "\t" if b"\t" in first else " "
-    table = _read_delimited(path, list(QRELS_COLUMNS), delimiter)
+    table, line_of = _after_header(path, _read_delimited(path, list(QRELS_COLUMNS), delimiter))
     for name in ("query_id", "iteration", "passage_id"):
-        _check_ids(path, table, name)
+        _check_ids(path, table, name, line_of)
     relevance = table.column("relevance")
     index = _first(pc.invert(pc.match_substring_regex(relevance, r"^-?[0-9]{1,9}$")))
     if index is not None:
         raise InputError(path, f"relevance {relevance[index].as_py()!r} is not an integer of at most 9 digits",
-                         line=_line_of_record(path, index), field="relevance")
+                         line=line_of(index), field="relevance")
     relevance = pc.cast(relevance, pa.int32())
     if grades is not None:
         index = _first(pc.invert(pc.is_in(relevance, value_set=pa.array(grades, pa.int32()))))
         if index is not None:
             raise InputError(path, f"relevance {relevance[index].as_py()} is not a grade; grades are "
-                             f"{', '.join(map(str, grades))}", line=_line_of_record(path, index), field="relevance")
+                             f"{', '.join(map(str, grades))}", line=line_of(index), field="relevance")
     table = table.set_column(3, "relevance", relevance)
     pairs = pc.binary_join_element_wise(table.column("query_id"), table.column("passage_id"), "\t")
     dup = _first_duplicate(pairs)
     if dup is not None:
-        raise InputError(path, "the same (query_id, passage_id) pair appears twice",
-                         line=_line_of_record(path, dup), field="passage_id")
+        raise InputError(path, "the same (query_id, passage_id) pair appears twice", line=line_of(dup),
+                         field="passage_id")
     return table
 
 
-def check_ids_known(path, table: pa.Table, field: str, known: pa.ChunkedArray | pa.Array, what: str) -> None:
-    """Fail on the first value of `field` that is not in `known` (e.g. a qrels pid missing from the collection)."""
+def check_ids_known(path, table: pa.Table, field: str, known: pa.ChunkedArray | pa.Array, what: str,
+                    rows=None) -> None:
+    """Fail on the first value of `field` that is not in `known` (e.g. a qrels pid missing from the collection).
+    `table` is every record of `path` as its reader read it, or, with `rows`, those records of it."""
     present = pc.is_in(table.column(field), value_set=pa.chunked_array(known).combine_chunks()
                        if isinstance(known, pa.ChunkedArray) else known)
     if not pc.all(present).as_py():
         index = pc.index(present, False).as_py()
         missing = int(len(present) - pc.sum(present).as_py())
+        record = int(rows[index]) if rows is not None else index
         raise InputError(
             path,
             f"{field} {table.column(field)[index].as_py()!r} is not in {what} "
             f"({missing} such row(s) in the file)",
-            line=_line_of_record(Path(path), index),
+            line=_line_of_record(Path(path), record + header_lines(path)),
             field=field,
         )

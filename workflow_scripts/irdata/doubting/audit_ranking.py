@@ -11,7 +11,10 @@ release's own examples/evaluate.py (nDCG@10 with the grade as gain; MRR@10 and R
 relevant = grade >= 2, averaged over the queries with such a pair: the release's convention and the
 TREC DL binarisation). Across runs, per measure: Kendall's tau (tau-b) and Spearman's rho of the two
 orderings, with the number of runs; null with fewer than 2 runs or when one side gives every run the
-same score (nothing to order).
+same score (nothing to order). Scores are compared rounded to 12 places, so that runs whose scores are
+equal in exact arithmetic tie. A run is read as evaluate.py reads it (ir_measures' reading): each run's
+lines, header lines skipped and lines repeating a (query, passage) (the last one counts) are in its row
+(`lines`); a configured run that scores no judged query is refused.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ OWN_RUNS = ("bm25", "dense", "hybrid_rrf", "random")
 DEPTH = 100  # Recall@100 is the deepest measure evaluate.py reports
 MEASURES = evaluate.MEASURES
 MIN_REL = evaluate.MIN_REL
+TIE_DIGITS = 12  # far above a mean's float error, far below a real difference of two runs' means
 
 
 def run_files(paths: list[str]) -> list[str]:
@@ -52,15 +56,13 @@ def named_runs(own: dict[str, str], configured: list[str]) -> dict[str, str]:
     return runs
 
 
-def read_run_file(path) -> dict:
-    """A TREC run as evaluate.py reads it; a malformed line is an InputError naming it."""
+def read_run_file(path, counts: dict | None = None) -> dict:
+    """A TREC run as evaluate.py reads it (evaluate.read_run: `counts` receives its lines, header and repeated
+    lines); a line it cannot read is an InputError naming it."""
     try:
-        return evaluate.read_run(path)
-    except SystemExit as exc:  # evaluate.py is a script: it exits with "<path>, line <n>: <problem>"
-        where, _, problem = str(exc).rpartition(", line ")[2].partition(": ")
-        raise InputError(path, problem, line=int(where)) from None
-    except UnicodeDecodeError:
-        raise InputError(path, "not UTF-8 text: a TREC run file is plain text (decompress a .gz run first)") from None
+        return evaluate.read_run(path, counts)
+    except evaluate.FormatError as error:
+        raise InputError(path, error.problem, line=error.line, field=error.field) from None
 
 
 def pool_qrels(pairs: pd.DataFrame, column: str) -> dict:
@@ -72,9 +74,12 @@ def pool_qrels(pairs: pd.DataFrame, column: str) -> dict:
 
 
 def correlation(human: list[float], model: list[float]) -> dict:
-    """Kendall's tau-b and Spearman's rho of two scorings of the same runs, and how many runs."""
+    """Kendall's tau-b and Spearman's rho of two scorings of the same runs, and how many runs. The scores are
+    compared rounded to TIE_DIGITS: runs whose scores are equal in exact arithmetic tie, whatever the rounding
+    of their float means."""
     from scipy.stats import kendalltau, spearmanr
 
+    human, model = [round(x, TIE_DIGITS) for x in human], [round(x, TIE_DIGITS) for x in model]
     n = len(human)
     if n < 2 or len(set(human)) < 2 or len(set(model)) < 2:
         return {"runs": n, "kendall_tau": None, "spearman_rho": None}
@@ -100,10 +105,21 @@ def audit_ranking(grades_path, own: dict[str, str], configured: list[str], min_r
     name and the configured run files (run_files of the config's list)."""
     frame = pd.read_parquet(grades_path, columns=["query_id", "passage_id", "grade", "human"])
     graded = frame[frame["grade"].notna()]
-    runs = {name: read_run_file(path) for name, path in named_runs(own, configured).items()}
-    result = system_agreement(pool_qrels(graded, "human"), pool_qrels(graded, "grade"), runs, min_rel)
+    files = named_runs(own, configured)
+    runs, lines = {}, {}
+    for name, path in files.items():
+        lines[name] = {}
+        runs[name] = read_run_file(path, lines[name])
+    human = pool_qrels(graded, "human")
+    result = system_agreement(human, pool_qrels(graded, "grade"), runs, min_rel)
     for row, source in zip(result["runs"], [*("workflow",) * len(own), *("config",) * (len(runs) - len(own))]):
-        row["source"] = source
+        row["source"], row["lines"] = source, lines[row["name"]]
+        if source == "config" and row["human"]["queries"] and \
+                row["human"]["queries_missing_from_run"] == row["human"]["queries"]:
+            raise InputError(files[row["name"]], f"none of its {len(runs[row['name']])} queries is a judged audit "
+                             f"query (e.g. {', '.join(sorted(human)[:3])}): it would score 0 and still be ranked. "
+                             "Is it a run of another query set? Leave it out of doubting.audit.runs",
+                             field="doubting.audit.runs")
     return {"pairs": int(len(graded)), "pairs_failed": int(len(frame) - len(graded)), "depth": DEPTH, **result}
 
 

@@ -9,9 +9,12 @@ release's positive keeps the origin name `strict` on both splits. The
 items are shuffled by a hash of (seed, item) and written without their origin: a CSV for people and
 the same items as a Label Studio import. An item is its (query_id, passage_id), so a filled sheet stays
 valid across rebuilds; a pair drawn for both origins is one item counted for both. The key from item
-to origin stays in work/ (key.json).
+to origin stays in work/ (key.json). An item id joins the query and passage id with "-", each id with "%" and
+"-" escaped (item_id), so no two pairs share one whatever their ids hold.
 
-Results (rule human_audit_results): the filled sheets of `sheets`, one per annotator. A sheet is refused,
+Results (rule human_audit_results): the filled sheets of `sheets`, one per annotator, read as spreadsheets save
+them (UTF-8 with or without a byte order mark, Windows-1252, UTF-16; fields between , or ; or tabs); a sheet
+with the answers of another, item for item (one sheet listed twice), is refused. A sheet is refused,
 naming file, line and field, for a changed header, an item id that names no dev query or no passage of
 the collection, a duplicated item, a query or passage text other than the one the release holds, or an
 answer outside ALLOWED. An item's label is its annotators' majority (a tie is not "fully answers").
@@ -49,8 +52,30 @@ def _hash(*parts) -> str:
     return hashlib.sha256(":".join(str(p) for p in parts).encode()).hexdigest()
 
 
+# an item id joins the query and the passage id with "-"; in each, "%" and "-" are written as %25 and %2D, so
+# that exactly one "-" separates them whatever the ids hold (ids without either read as they are)
+_ESCAPES = {"%": "%25", "-": "%2D"}
+
+
+def _escape(value: str) -> str:
+    return "".join(_ESCAPES.get(c, c) for c in value)
+
+
+def _unescape(value: str) -> str:
+    return value.replace("%2D", "-").replace("%25", "%")
+
+
 def item_id(query_id: str, passage_id: str) -> str:
-    return f"{query_id}-{passage_id}"
+    return f"{_escape(query_id)}-{_escape(passage_id)}"
+
+
+def parse_item_id(item: str) -> tuple[str, str] | None:
+    """The (query_id, passage_id) of an item id as item_id writes it, or None for a string it does not write."""
+    parts = item.split("-")
+    if len(parts) != 2:
+        return None
+    pair = (_unescape(parts[0]), _unescape(parts[1]))
+    return pair if item_id(*pair) == item else None
 
 
 def sheet_inputs(split: str, assembled: str, checked_qrels: dict, queries: dict) -> dict[str, str]:
@@ -70,11 +95,6 @@ def selected_positives(train_queries) -> tuple[list[str], dict[str, list[str]]]:
     table = pq.read_table(train_queries, columns=["query_id", "positive_id"])
     ids, positives = table.column("query_id").to_pylist(), table.column("positive_id").to_pylist()
     return ids, {q: [p] for q, p in zip(ids, positives) if p is not None}
-
-
-def split_item_id(item: str) -> list[tuple[str, str]]:
-    """Every (query_id, passage_id) that `item_id` could have joined into `item`."""
-    return [(item[:i], item[i + 1:]) for i, c in enumerate(item) if c == "-"]
 
 
 def draw_sample(queries: list[str], official: dict[str, list[str]], strict: dict[str, list[str]], n: int,
@@ -118,51 +138,116 @@ def write_sheet(sample: dict, query_text, passage_text, out_csv, out_json, out_k
     write_json_atomic(out_key, sample)
 
 
-def read_sheet(path, query_text, passage_text) -> dict[str, str]:
-    """{item_id: answer} of one filled sheet ("" when not answered); a bad row is an InputError."""
-    with open(path, encoding="utf-8", newline="") as fh:
-        reader = csv.reader(fh)
-        header = next(reader, None)
-        if header is None or tuple(header) != COLUMNS:
-            raise InputError(path, f"the header must be {','.join(COLUMNS)}", line=1, field="header")
-        answers: dict[str, str] = {}
+# how spreadsheets save a sheet: UTF-8 (with a byte order mark: Excel's "CSV UTF-8"), Windows-1252 (Excel's "CSV
+# (Comma delimited)" on a Western Windows), UTF-16 (Excel's "Unicode Text"); fields between , or ; (a European
+# locale) or tabs
+SEPARATORS = (",", ";", "\t")
+_SAVE_AS = "save it from the spreadsheet as \"CSV UTF-8 (Comma delimited)\""
+
+
+def _sheet_text(path) -> tuple[str, str]:
+    """(the sheet's text, the encoding it was read in). A sheet that is neither is refused naming the line where
+    its expected encoding (UTF-16 after its byte order mark, else UTF-8) fails."""
+    data = Path(path).read_bytes()
+    utf16 = data.startswith((b"\xff\xfe", b"\xfe\xff"))
+    # a byte order mark says which; without one, UTF-8, or else Excel's Windows-1252
+    if utf16:
+        encodings = ("utf-16",)
+    elif data.startswith(b"\xef\xbb\xbf"):
+        data, encodings = data[3:], ("utf-8",)
+    else:
+        encodings = ("utf-8", "cp1252")
+    first = None
+    for encoding in encodings:
+        try:
+            return data.decode(encoding), encoding
+        except UnicodeDecodeError as exc:
+            first = first or exc
+    before = data[:first.start].decode(first.encoding, "replace")
+    what = {1: "not UTF-16" if utf16 else "not UTF-8", 2: "neither UTF-8 nor Windows-1252"}[len(encodings)]
+    raise InputError(path, f"{what} text (character {len(before) - before.rfind(chr(10))} of the line); {_SAVE_AS}",
+                     line=before.count("\n") + 1)
+
+
+def _csv_rows(path, text: str, separator: str):
+    """(first line, fields) of each row of the sheet's text; a row CSV cannot read is an InputError."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=separator)
+    end = 0
+    try:
         for row in reader:
-            line = reader.line_num
-            if not row:
-                continue
-            if len(row) != len(COLUMNS):
-                raise InputError(path, f"expected {len(COLUMNS)} fields, got {len(row)}", line=line)
-            record = dict(zip(COLUMNS, row))
-            # an id may hold "-" itself (BEIR ids are free strings): the split whose query and passage exist
-            known = [(query_text(q), passage_text(p)) for q, p in split_item_id(record["item_id"])]
-            known = [pair for pair in known if None not in pair]
-            query, passage = known[0] if len(known) == 1 else (None, None)
-            if query is None or passage is None:
-                raise InputError(path, f"unknown item {record['item_id']!r}: no such query and passage",
-                                 line=line, field="item_id")
-            if record["item_id"] in answers:
-                raise InputError(path, f"item {record['item_id']!r} appears twice", line=line, field="item_id")
-            for field, text in (("query", query), ("passage", passage)):
-                if record[field] != text:
-                    raise InputError(path, f"the {field} text was changed (it must be the release's text)",
-                                     line=line, field=field)
-            answer = record["answer"].strip().lower()
-            if answer and answer not in ALLOWED:
-                raise InputError(path, f"answer {record['answer']!r} is not one of {', '.join(ALLOWED)}",
-                                 line=line, field="answer")
-            answers[record["item_id"]] = answer
+            start, end = end + 1, reader.line_num
+            yield start, row
+    except csv.Error as exc:
+        raise InputError(path, f"cannot be read as CSV ({exc}); save the sheet again from the spreadsheet",
+                         line=reader.line_num or 1) from None
+
+
+def _sheet_rows(path, text: str):
+    """(line, fields) of each row after the header, in the separator that reads the header as COLUMNS; rows of
+    empty cells are no rows."""
+    for separator in SEPARATORS:
+        rows = _csv_rows(path, text, separator)
+        line, header = next(((line, row) for line, row in rows if any(field.strip() for field in row)), (1, []))
+        if tuple(header) == COLUMNS:
+            break
+    else:
+        found = ",".join(header)[:80]
+        raise InputError(path, f"the header must be {','.join(COLUMNS)} (the sheet as written; fields between , or ; "
+                         f"or tabs); found {found!r}", line=line, field="header")
+    for line, row in rows:
+        if any(field.strip() for field in row):
+            yield line, row
+
+
+def read_sheet(path, query_text, passage_text) -> dict[str, str]:
+    """{item_id: answer} of one filled sheet ("" when not answered); a bad row is an InputError. The sheet is read
+    as spreadsheets save it (_sheet_text, SEPARATORS); empty trailing cells are ignored."""
+    text, encoding = _sheet_text(path)
+    answers: dict[str, str] = {}
+    for line, row in _sheet_rows(path, text):
+        while len(row) > len(COLUMNS) and not row[-1].strip():
+            row = row[:-1]
+        if len(row) != len(COLUMNS):
+            raise InputError(path, f"expected {len(COLUMNS)} fields, got {len(row)}", line=line)
+        record = dict(zip(COLUMNS, row))
+        pair = parse_item_id(record["item_id"])
+        query, passage = (query_text(pair[0]), passage_text(pair[1])) if pair else (None, None)
+        if query is None or passage is None:
+            raise InputError(path, f"unknown item {record['item_id']!r}: no such query and passage",
+                             line=line, field="item_id")
+        if record["item_id"] in answers:
+            raise InputError(path, f"item {record['item_id']!r} appears twice", line=line, field="item_id")
+        for field, value in (("query", query), ("passage", passage)):
+            if record[field] != value:
+                hint = "" if encoding != "cp1252" else (
+                    "; the sheet is not UTF-8 and was read as Windows-1252, which lacks characters the release's "
+                    f"text holds: {_SAVE_AS}")
+                raise InputError(path, f"the {field} text was changed (it must be the release's text){hint}",
+                                 line=line, field=field)
+        answer = record["answer"].strip().lower()
+        if answer and answer not in ALLOWED:
+            raise InputError(path, f"answer {record['answer']!r} is not one of {', '.join(ALLOWED)}",
+                             line=line, field="answer")
+        answers[record["item_id"]] = answer
     return answers
 
 
 def read_sheets(paths, query_text, passage_text) -> dict[str, dict[str, str]]:
-    """{file name: its answers} of the filled sheets, one per annotator."""
+    """{file name: its answers} of the filled sheets, one per annotator: two sheets of one name, or with the same
+    answers to every item (one sheet listed twice under two names), are refused."""
     sheets: dict[str, dict[str, str]] = {}
     for path in paths:
         name = Path(path).name
         if name in sheets:
             raise InputError(path, f"two sheets are named {name!r}; name each annotator's sheet apart",
                              field="doubting.audit.human.sheets")
-        sheets[name] = read_sheet(path, query_text, passage_text)
+        answers = read_sheet(path, query_text, passage_text)
+        same = next((other for other, theirs in sheets.items() if theirs == answers and any(answers.values())), None)
+        if same is not None:
+            raise InputError(path, f"the same answers as {same}, item for item: one annotator's sheet listed twice "
+                             "would count as two; list each annotator's sheet once",
+                             field="doubting.audit.human.sheets")
+        sheets[name] = answers
     return sheets
 
 

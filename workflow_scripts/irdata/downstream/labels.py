@@ -108,6 +108,13 @@ def run_training_set(*, train_queries, qrels_train, judgments_train, official_qr
     official = read_trec_qrels(official_qrels)
     labels = label_sets(pq.read_table(train_queries), pq.read_table(qrels_train), official,
                         settings["positives"])
+    if not labels["queries"]:  # before the search: nothing to train on, whatever the negatives
+        c = labels["counts"]
+        raise ValueError(f"{train_queries}: no train query of the release has both a release and an official positive "
+                         f"({c['train_queries']} train queries, {c['with_release_positive']} with a release positive; "
+                         f"{c['with_official_positive']} queries with an official one in {official_qrels}), so the "
+                         "downstream comparison has nothing to train on: annotate more train queries "
+                         "(doubting.train_sample.size) or set doubting.downstream.enabled: false")
     excluded = excluded_passages(pq.read_table(judgments_train, columns=["query_id", "passage_id", "grade"]),
                                  official)
     table = read_id_text_tsv(queries, "query_id", "text")

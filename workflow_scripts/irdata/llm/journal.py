@@ -6,9 +6,12 @@ most FLUSH_INTERVAL_S after their call completed, the calls completed in that ti
 os.write (a write per event-loop step was nearly a write per call when each step completes
 only a few calls), so a kill -9 loses at most the calls of the last interval and those in
 progress; they are made again on the rerun. A kill mid-write can leave a torn last line: on
-open, every line is checked against its checksum; bad lines are dropped (never trusted) and a
-torn tail is cut off so that new lines do not glue onto it. The journal is a cache outside
-Snakemake's outputs, not an output, so it is appended to rather than written atomically.
+open, every line is checked against its checksum, and a torn last line (the start of a journal line,
+without its line end) is cut off so that new lines do not glue onto it; its call is made again. Nothing
+else is ever cut: a journal with any other line that is not sound (edited, converted to CRLF line ends,
+compressed) is refused, naming the file and the line, and left as it is, for the user to restore or move
+away. The journal is a cache outside Snakemake's outputs, not an output, so it is appended to rather than
+written atomically.
 
 A write that fails (disk full, a file-size limit) must not lose answers silently: a short write
 is continued, and when a write fails the bytes of a line it left half written are cut off, so the
@@ -32,8 +35,10 @@ import hashlib
 import json
 import logging
 import os
+import re
 from pathlib import Path
 
+from ..errors import InputError
 from .transports import encode_json
 
 log = logging.getLogger(__name__)
@@ -72,6 +77,20 @@ def _line(key: str, value_json: str) -> bytes:
     return hashlib.sha256(body).hexdigest().encode("ascii") + b" " + body + b"\n"
 
 
+# the start of a journal line (64 hex digits of the checksum, a space, the body's JSON object), as a writer
+# stopped mid-line leaves it
+_TORN = re.compile(rb"[0-9a-f]{0,64}|[0-9a-f]{64} (\{.*)?", re.DOTALL)
+
+
+def _unsound(line: bytes) -> str:
+    """What is wrong with a line that is not a sound journal line, and what to do."""
+    if line.endswith(b"\r") and _parse(line[:-1]) is not None:
+        return ("its lines end in CRLF (converted by an editor or a text-mode transfer): convert them back to LF "
+                "(dos2unix), or move the journal away to make its calls again")
+    return ("not a line the journal writes (the sha256 of its body, a space, the body), or its checksum does not "
+            "match: edited or damaged. Restore the journal, or move it away to make its calls again")
+
+
 def _parse(line: bytes):
     """(key, value JSON text) of a sound line, or None for a corrupt one."""
     digest, sep, body = line.partition(b" ")
@@ -93,7 +112,7 @@ class Journal:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.entries: dict[str, str] = {}  # request key -> answer as JSON text
-        self.dropped = 0
+        self.dropped = 0  # a torn last line cut on open
         self.kept = 0  # sound lines on disk: read on open or written since
         self.lost = 0  # answers that could not be written (after a failure)
         self._error: OSError | None = None  # the write's failure; set once, the journal writes no more
@@ -107,27 +126,35 @@ class Journal:
         if not self.path.exists():
             return
         data = self.path.read_bytes()
-        good_end = 0  # byte offset just past the last sound, newline-terminated line
-        pos = 0
-        while pos < len(data):
+        if data.startswith(b"\x1f\x8b"):
+            raise InputError(self.path, "gzip-compressed, not a journal the job can append to: decompress it (gunzip), "
+                             "or move it away to make its calls again")
+        end = data.rfind(b"\n") + 1  # just past the last whole line
+        pos, number = 0, 0
+        while pos < end:
             nl = data.find(b"\n", pos)
-            if nl < 0:  # torn tail: the writer was killed mid-line
-                self.dropped += 1
-                break
+            number += 1
             parsed = _parse(data[pos:nl])
             if parsed is None:
-                self.dropped += 1
-            else:
-                self.entries[parsed[0]] = parsed[1]
-                good_end = nl + 1
+                raise InputError(self.path, _unsound(data[pos:nl]), line=number)
+            self.entries[parsed[0]] = parsed[1]
             pos = nl + 1
-        if good_end < len(data):
-            # Cut corrupt bytes after the last good line so appends start on a clean line.
-            with open(self.path, "r+b") as fh:
-                fh.truncate(good_end)
-        if self.dropped:
-            log.warning("journal %s: dropped %d corrupt line(s) (a killed writer); those calls will be made again",
-                        self.path, self.dropped)
+        tail = data[end:]
+        if not tail:
+            return
+        whole = _parse(tail)
+        if whole is None and not _TORN.fullmatch(tail):
+            raise InputError(self.path, _unsound(tail), line=number + 1)
+        with open(self.path, "r+b") as fh:
+            if whole is not None:  # a whole line whose line end the writer did not reach: ended, kept
+                self.entries[whole[0]] = whole[1]
+                fh.seek(len(data))
+                fh.write(b"\n")
+            else:  # the start of a line: cut, so that appends start on a clean line
+                fh.truncate(end)
+                self.dropped = 1
+                log.warning("journal %s: cut its torn last line (a writer stopped mid-line); that call will be made "
+                            "again", self.path)
 
     def get(self, key: str):
         """The journaled answer of a call, or None. Raises JournalError once a write failed."""

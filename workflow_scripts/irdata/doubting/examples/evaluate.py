@@ -15,41 +15,109 @@ of the qrels has a relevant pair or none of them is in the run. Run lines are `q
 passage_id rank score tag`; the ranking follows the score (descending), not the rank column. Equal
 scores are ordered as ir_measures does, so that the numbers agree with it exactly: MRR@10 as the
 official MS MARCO script (passage_id ascending), nDCG@10 and Recall@100 as trec_eval (passage_id
-descending). Unjudged passages count as non-relevant.
+descending). Unjudged passages count as non-relevant. A run is read as ir_measures reads it (a .gz run
+too); a passage given twice for a query counts with its last line, and a first line `qid Q0 docno rank score
+tag` is a header, skipped: both are counted and printed. A line that cannot be read exits with its file,
+line and field.
 No dependency beyond the standard library (pyarrow for the export).
 """
 
 import argparse
+import gzip
 import json
 import math
 import sys
+import zlib
 from collections import defaultdict
 from pathlib import Path
 
 
+class FormatError(ValueError):
+    """A file that cannot be read: its path, the line (1-based) and field where known, and what is wrong."""
+
+    def __init__(self, path, problem, line=None, field=None):
+        self.path, self.problem, self.line, self.field = str(path), problem, line, field
+        where = self.path + (f", line {line}" if line is not None else "") + (f", field {field!r}" if field else "")
+        super().__init__(f"{where}: {problem}")
+
+
+def _lines(path):
+    """(number, text) of each line of a UTF-8 text file, gzip-compressed or not (as ir_measures reads a run)."""
+    with open(path, "rb") as fh:
+        packed = fh.read(2) == b"\x1f\x8b"
+    number = 0
+    try:
+        with (gzip.open(path, "rb") if packed else open(path, "rb")) as fh:
+            for number, raw in enumerate(fh, start=1):
+                try:
+                    line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+                except UnicodeDecodeError as exc:
+                    raise FormatError(path, f"not UTF-8 text (byte {exc.start + 1} of the line): TREC files are "
+                                      "plain text; re-encode it as UTF-8", line=number) from None
+                if "\0" in line:
+                    raise FormatError(path, f"a NUL character (character {line.index(chr(0)) + 1}), which ends a "
+                                      "string to trec_eval; remove it", line=number)
+                yield number, line
+    except (OSError, EOFError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
+        if not packed:
+            raise
+        raise FormatError(path, f"cannot be read as gzip ({exc}) after line {number}: a damaged or cut file; check "
+                          "it with gunzip -t, or decompress a .gz run first") from None
+
+
+def _number(text):
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
 def read_qrels(path):
     qrels = defaultdict(dict)
-    with open(path, encoding="utf-8") as fh:
-        for number, line in enumerate(fh, start=1):
-            parts = line.split()
-            if not parts:
-                continue
-            if len(parts) != 4:
-                sys.exit(f"{path}, line {number}: expected 4 fields (query_id iteration passage_id grade)")
+    for number, line in _lines(path):
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) != 4:
+            raise FormatError(path, "expected 4 fields (query_id iteration passage_id grade)", line=number)
+        try:
             qrels[parts[0]][parts[2]] = int(parts[3])
+        except ValueError:
+            raise FormatError(path, f"grade {parts[3]!r} is not an integer", line=number, field="grade") from None
     return qrels
 
 
-def read_run(path):
+def read_run(path, counts=None):
+    """{query_id: {passage_id: score}} of a TREC run, read as trec_eval and ir_measures read it: the score
+    orders, the rank column is not read; a gzip file is read as its text.
+
+    Where the format leaves a choice: a (query_id, passage_id) given on several lines counts with its last
+    line's score (ir_measures and pytrec_eval); a first line whose rank and score are no numbers is a header
+    (`qid Q0 docno rank score tag`) and skipped. Both are counted in `counts`, when a dict: lines (the records
+    read), header_lines, duplicate_lines. A score that is no number, or NaN (which orders nothing), is refused."""
     run = defaultdict(dict)
-    with open(path, encoding="utf-8") as fh:
-        for number, line in enumerate(fh, start=1):
-            parts = line.split()
-            if not parts:
-                continue
-            if len(parts) != 6:
-                sys.exit(f"{path}, line {number}: expected 6 fields (query_id Q0 passage_id rank score tag)")
-            run[parts[0]][parts[2]] = float(parts[4])
+    lines = header = duplicates = 0
+    for number, line in _lines(path):
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) != 6:
+            raise FormatError(path, f"expected 6 fields (query_id Q0 passage_id rank score tag), found {len(parts)}",
+                              line=number)
+        score = _number(parts[4])
+        if score is None and not lines and not header and _number(parts[3]) is None:
+            header += 1
+            continue
+        if score is None:
+            raise FormatError(path, f"score {parts[4]!r} is not a number", line=number, field="score")
+        if score != score:
+            raise FormatError(path, "score is NaN, which orders nothing; give the passage a number", line=number,
+                              field="score")
+        lines += 1
+        duplicates += parts[2] in run[parts[0]]
+        run[parts[0]][parts[2]] = score
+    if counts is not None:
+        counts.update(lines=lines, header_lines=header, duplicate_lines=duplicates)
     return run
 
 
@@ -71,7 +139,7 @@ def evaluate(qrels, run, min_rel=MIN_REL, per_query=None):
     """Mean MRR@10, nDCG@10, Recall@100 over the queries of `qrels` with a pair of grade >= min_rel.
 
     per_query, when a dict, receives {query_id: {measure: score}}."""
-    totals = dict.fromkeys(MEASURES, 0.0)
+    totals = {name: [] for name in MEASURES}
     queries = [q for q, judged in qrels.items() if any(g >= min_rel for g in judged.values())]
     for q in queries:
         judged = qrels[q]
@@ -88,11 +156,12 @@ def evaluate(qrels, run, min_rel=MIN_REL, per_query=None):
         scores = {"MRR@10": rr, "nDCG@10": dcg / idcg if idcg > 0 else 0.0,
                   "Recall@100": len(relevant.intersection(ranked[:100])) / len(relevant)}
         for name, value in scores.items():
-            totals[name] += value
+            totals[name].append(value)
         if per_query is not None:
             per_query[q] = scores
     n = len(queries)
-    result = {k: (v / n if n else 0.0) for k, v in totals.items()}
+    # fsum: the correctly rounded sum, whatever the query order (runs with the same scores tie exactly)
+    result = {k: (math.fsum(v) / n if n else 0.0) for k, v in totals.items()}
     result["queries"] = n
     result["min_rel"] = min_rel
     result["queries_missing_from_run"] = sum(1 for q in queries if q not in run)
@@ -131,7 +200,12 @@ def main(argv=None):
     if not (args.qrels and args.run):
         parser.error("give --qrels and --run, or --export-train-qrels")
     per_query = {} if args.per_query else None
-    result = evaluate(read_qrels(args.qrels), read_run(args.run), args.min_rel, per_query)
+    counts = {}
+    try:
+        qrels, run = read_qrels(args.qrels), read_run(args.run, counts)
+    except FormatError as error:
+        sys.exit(str(error))
+    result = evaluate(qrels, run, args.min_rel, per_query)
     if result["queries"] == 0:
         sys.exit(f"{args.qrels}: no query has a pair of grade >= {args.min_rel}, so nothing was evaluated "
                  "(an empty strict qrels, or a --min-rel above every grade)")
@@ -147,11 +221,14 @@ def main(argv=None):
         else:
             Path(args.per_query).write_text(text, encoding="utf-8")
     if args.json:
-        print(json.dumps(result, indent=2, sort_keys=True))
+        print(json.dumps({**result, "run_lines": counts}, indent=2, sort_keys=True))
         return
     for name in MEASURES:
         print(f"{name}\t{result[name]:.4f}")
     print(f"queries\t{result['queries']} ({result['queries_missing_from_run']} missing from the run count 0)")
+    if counts["header_lines"] or counts["duplicate_lines"]:
+        print(f"run\t{counts['lines']} lines read, {counts['header_lines']} header line skipped, "
+              f"{counts['duplicate_lines']} repeating a (query, passage) (the last one counts)")
 
 
 if __name__ == "__main__":
