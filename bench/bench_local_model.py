@@ -9,12 +9,14 @@ run the same calls on the same loaded model (SmolLM2-135M), interleaved round by
 - grade: the demo's audit pairs (resources/demo/audit.qrels.tsv) under the grading prompt, in qrels order
   (a query's passages one after another, as the audit and the grade stage send them);
 - 44b: one review summary against its candidate papers under the 44b grading prompt (the LLM arm's calls);
-- wood: log-likelihoods of an answer after the passage prompt (WOOD's with-passage calls).
+- wood: log-likelihoods of an answer after the passage prompt (WOOD's with-passage calls);
+- agent: the prompts of search-agent episodes, turn after turn (each turn's prompt holds the one before),
+  two episodes interleaved, up to the next token (the prefill that every agent turn pays before it writes).
 
 Each arm's answers are checked equal in value (the grades; log-likelihoods within 1e-3): the cache changes
 the work, not the answers.
 
-usage: python bench/bench_local_model.py [--pairs 40] [--candidates 9] [--rounds 3] [--threads 1]
+usage: python bench/bench_local_model.py [--pairs 40] [--candidates 9] [--episodes 4] [--rounds 3] [--threads 1]
 """
 
 from __future__ import annotations
@@ -66,6 +68,38 @@ def wood_calls(pairs: int) -> list[tuple[str, str]]:
              "A viola is larger than a violin and sounds lower.") for p in passages]
 
 
+def agent_calls(episodes: int, turns: int = 3) -> list[list[dict]]:
+    """The prompts of `episodes` agent episodes of `turns` turns each, interleaved as two in flight send them."""
+    passages = list(_tsv(DEMO / "collection.tsv").items())
+    queries = list(_tsv(DEMO / "queries.dev.small.tsv").values())
+    system, task = Prompt(REPO / "prompts/agent_system.txt"), Prompt(REPO / "prompts/agent_task.txt")
+    runs = []
+    for e in range(episodes):
+        shown = passages[e * 20:(e + 1) * 20]
+        results = "\n".join(f"[{pid}] {text[:200]}" for pid, text in shown[:5])
+        messages = [{"role": "system", "content": system.render()},
+                    {"role": "user", "content": task.render(query=queries[e], results=results)}]
+        prompts = [list(messages)]
+        for t in range(1, turns):
+            reply = json.dumps({"tool": "search_bm25", "arguments": {"query": f"{queries[e]} {t}"}})
+            more = "\n".join(f"[{pid}] {text[:200]}" for pid, text in shown[5 * t:5 * t + 5])
+            messages += [{"role": "assistant", "content": reply}, {"role": "user", "content": more}]
+            prompts.append(list(messages))
+        runs.append(prompts)
+    return [run[t] for t in range(turns) for pair in range(0, episodes, 2) for run in runs[pair:pair + 2]]
+
+
+def one_pass_next(m, messages):
+    torch = m.torch
+    with torch.inference_mode():
+        return int(m.model(torch.tensor([m._prompt_ids(messages)])).logits[0, -1].argmax())
+
+
+def cached_next(m, messages):
+    with m.torch.inference_mode():
+        return int(m._last_logits(m._prompt_ids(messages), 1)[0][-1].argmax())
+
+
 def one_pass_grade(m, messages):
     """The backend's grade before the prefix cache: one pass, every position's logits."""
     torch = m.torch
@@ -107,13 +141,15 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pairs", type=int, default=40, help="audit pairs graded and WOOD calls")
     ap.add_argument("--candidates", type=int, default=9, help="44b candidates of the one review")
+    ap.add_argument("--episodes", type=int, default=4, help="agent episodes of 3 turns")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--threads", type=int, default=1, help="torch threads (llm.threads)")
     args = ap.parse_args(argv)
     m = LocalBackend(load_settings({"backend": "local", "threads": args.threads})).m
     work = {"grade": (grade_calls(args.pairs), one_pass_grade, cached_grade),
             "44b": (calls_44b(args.candidates), one_pass_grade, cached_grade),
-            "wood": (wood_calls(args.pairs), one_pass_loglikelihood, cached_loglikelihood)}
+            "wood": (wood_calls(args.pairs), one_pass_loglikelihood, cached_loglikelihood),
+            "agent": (agent_calls(args.episodes), one_pass_next, cached_next)}
     print(f"SmolLM2-135M in process, {args.threads} thread(s), block {m.prefix.block_size} tokens; "
           f"median of {args.rounds} rounds, arms alternating")
     print(f"{'calls':<7}{'n':>4}{'prompt tok':>12}{'one_pass s':>12}{'prefix s':>10}{'speed-up':>10}{'cached':>8}")
@@ -147,9 +183,11 @@ def _cached_share(m, calls, fn) -> float:
     for call in calls:
         if isinstance(call, tuple):
             usage = m.loglikelihood(*call, [])["usage"]
+            total, cached = total + usage[0], cached + usage[2]
         else:
-            usage = m.grade(call, CHOICES)["usage"]
-        total, cached = total + usage[0], cached + usage[2]
+            ids = m._prompt_ids(call)
+            with m.torch.inference_mode():
+                total, cached = total + len(ids), cached + m._last_logits(ids, 1)[1]
     return cached / total
 
 
