@@ -25,7 +25,7 @@ SMOKE = {
     "bench_dense.py": ["--sizes", "2000", "--queries", "5", "--kinds", "flat", "hnsw", "hnsw_sq8", "ivf_pq",
                        "--ef-search", "16", "--nprobe", "4", "--encode", "8"],
     "bench_llm_client.py": ["--calls", "100", "--levels", "8", "--rounds", "1"],
-    "bench_local_model.py": ["--pairs", "2", "--candidates", "2", "--episodes", "2", "--rounds", "1"],
+    "bench_local_model.py": ["--pairs", "2", "--candidates", "2", "--episodes", "1", "--rounds", "1"],
     "bench_passage_store.py": ["--sizes", "2000", "--fetches", "50"],
     # the smallest scale: 442 passages, 25 train queries in 1 shard, 10 dev queries, production's budgets
     "bench_production_sim.py": ["--scale", "0.00005"],
