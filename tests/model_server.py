@@ -22,9 +22,11 @@ import json
 import re
 import socket
 import threading
-from collections import Counter, OrderedDict
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from irdata.llm.prefix_cache import PrefixBlocks
 
 FAULTS = ("500", "503", "429", "timeout", "malformed", "drop", "garbage")
 _TOKEN = re.compile(r"\S+|\s+")
@@ -43,37 +45,19 @@ def demo_tokenizer(cache_dir: str = "~/.cache/irdata/models"):
     return AutoTokenizer.from_pretrained(converted_weights(gguf, _gguf_sha(gguf), Path(cache_dir).expanduser()))
 
 
-class PrefixCache:
-    """vLLM's automatic prefix caching, counted: a prompt's full blocks of `block_size` tokens are
-    each keyed by a hash chained over every token before and in it, so a block is found only after
-    the same whole prefix; a prompt reuses its leading run of cached blocks, never its last token
-    (vLLM computes at least one), then caches all its full blocks. At most `capacity` blocks are
-    kept, least recently used evicted first; a prompt's blocks are touched tail first, so its head,
-    shared by more prompts, outlives its tail (vLLM frees a request's blocks in reverse order)."""
+class PrefixCache(PrefixBlocks):
+    """vLLM's automatic prefix caching, counted (irdata/llm/prefix_cache.py): the blocks are kept
+    without values, only to count the tokens a vLLM server would have reused."""
 
     def __init__(self, capacity: int, block_size: int = 16):
-        self.capacity, self.block_size = capacity, block_size
-        self._blocks: OrderedDict[int, None] = OrderedDict()
+        super().__init__(capacity, block_size)
 
     def serve(self, token_ids: list[int]) -> int:
         """The prompt's cached tokens; the prompt's blocks are cached afterwards."""
-        size = self.block_size
-        keys, h = [], 0
-        for start in range(0, len(token_ids) - size + 1, size):
-            h = hash((h, tuple(token_ids[start:start + size])))
-            keys.append(h)
-        hits = 0
-        for key in keys[:(len(token_ids) - 1) // size]:
-            if key not in self._blocks:
-                break
-            hits += 1
-        if self.capacity > 0:
-            for key in reversed(keys):
-                self._blocks[key] = None
-                self._blocks.move_to_end(key)
-            while len(self._blocks) > self.capacity:
-                self._blocks.popitem(last=False)
-        return hits * size
+        keys = self.keys(token_ids)
+        hits = len(self.reusable(keys[:(len(token_ids) - 1) // self.block_size]))
+        self.store(keys, [None] * len(keys))
+        return hits * self.block_size
 
 
 def chat_text_messages(messages: list[dict], tools) -> list[dict]:

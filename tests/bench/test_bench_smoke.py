@@ -25,6 +25,7 @@ SMOKE = {
     "bench_dense.py": ["--sizes", "2000", "--queries", "5", "--kinds", "flat", "hnsw", "hnsw_sq8", "ivf_pq",
                        "--ef-search", "16", "--nprobe", "4", "--encode", "8"],
     "bench_llm_client.py": ["--calls", "100", "--levels", "8", "--rounds", "1"],
+    "bench_local_model.py": ["--pairs", "2", "--candidates", "2", "--episodes", "1", "--rounds", "1"],
     "bench_passage_store.py": ["--sizes", "2000", "--fetches", "50"],
     # the smallest scale: 442 passages, 25 train queries in 1 shard, 10 dev queries, production's budgets
     "bench_production_sim.py": ["--scale", "0.00005"],
@@ -39,6 +40,8 @@ def test_every_bench_has_a_smoke_run():
     assert sorted(p.name for p in (REPO / "bench").glob("bench_*.py")) == sorted(SMOKE)
 
 
+# what requirements-test.txt adds and tools/install.sh does not install
+TEST_ONLY = ("pytest", "hypothesis")
 # a whole Snakemake build (the rest are single processes): with the end-to-end tests
 END_TO_END = {"bench_production_sim.py"}
 WORK_FOLDER = {"bench_assemble.py", "bench_production_sim.py"}
@@ -47,7 +50,14 @@ WORK_FOLDER = {"bench_assemble.py", "bench_production_sim.py"}
 @pytest.mark.parametrize("bench", [pytest.param(b, marks=pytest.mark.workflow) if b in END_TO_END else b
                                    for b in sorted(SMOKE)])
 def test_bench_runs_at_a_tiny_size(bench, tmp_path):
-    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    # as after the README's install, which brings no test requirements: importing one fails
+    absent = tmp_path / "test_requirements_absent"
+    absent.mkdir()
+    for name in TEST_ONLY:
+        (absent / f"{name}.py").write_text(f"raise ImportError('{name} is a test requirement: a bench must run "
+                                           "without it')\n")
+    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
+               PYTHONPATH=os.pathsep.join(filter(None, [str(absent), os.environ.get("PYTHONPATH")])))
     # a bench that keeps its work folder for a look afterwards keeps it under the test's own
     keep = ["--dir", str(tmp_path)] if bench in WORK_FOLDER else []
     proc = subprocess.run([sys.executable, str(REPO / "bench" / bench), *SMOKE[bench], *keep], cwd=REPO, env=env,

@@ -127,9 +127,23 @@ def test_agent_proposes_only_shown_existing_new_passages(store):
     search = [e for e in episode.trace if e["event"] == "search"]
     assert search[0]["tool"] == "hybrid" and not search[0]["reformulation"]
     assert search[1] == {"event": "search", "tool": "search_bm25", "query": "number one", "page": 1,
-                         "reformulation": True, "hits": ["p1", "p2"]}
+                         "example_copy": False, "reformulation": True, "hits": ["p1", "p2"]}
     # the tool result reaches the model as a tool message
     assert client.seen_messages[-1][-1]["role"] == "tool"
+
+
+def test_a_search_for_the_prompts_example_query_is_a_copy_not_a_reformulation(store, tmp_path):
+    passages, system, _ = store
+    (tmp_path / "ex.txt").write_text('<query>{query}</query>\n<results>\n{results}\n</results>\nSearch again, '
+                                     'e.g. {"tool": "search_bm25", "arguments": {"query": "<new words>"}}')
+    task = Prompt(tmp_path / "ex.txt")
+    client = ScriptedClient([call("search_bm25", query="<New words>"), call("search_dense", query="number one"),
+                             call("search_bm25", query="What is one"), call("finish")])
+    episode = run(SearchAgent(client, Searcher(), passages, system, task, budget(max_turns=4)))
+    searches = [(e["query"], e["example_copy"], e["reformulation"]) for e in episode.trace if e["event"] == "search"]
+    assert searches[1:] == [("<New words>", True, False), ("number one", False, True), ("What is one", False, False)]
+    counts = agent_behaviour([episode])
+    assert (counts["searches"], counts["reformulations"], counts["example_copies"]) == (3, 1, 1)
 
 
 def test_pages_read_further_down_a_ranking(store):
@@ -202,7 +216,7 @@ def test_each_turn_records_its_constraint_path_and_whether_it_complied(store):
     assert [(t["constraint"], t["complied"]) for t in turns] == [("grammar", True), ("grammar", False),
                                                                   ("grammar", True)]
     assert agent_behaviour([episode]) == {"turns": 3, "complied_turns": 2, "action_constraint": {"grammar": 3},
-                                          "searches": 1, "reformulations": 1}
+                                          "searches": 1, "reformulations": 1, "example_copies": 0}
     # the tools the model is sent carry the bounds an action grammar needs
     props = {t["function"]["name"]: t["function"]["parameters"]["properties"] for t in client.tools}
     assert props["search_bm25"]["page"]["maximum"] == budget().max_page

@@ -151,13 +151,17 @@ def test_runs_are_named_by_file_a_folder_gives_its_files_and_a_bad_line_is_named
         read_run_file(tmp_path / "run.gz")
 
 
-def test_the_random_run_is_seeded_and_holds_the_judged_passages():
-    passages = [f"p{i}" for i in range(30)]
-    first = random_ranking("q1", passages, seed=0, depth=100)
-    assert first == random_ranking("q1", list(reversed(passages)), seed=0, depth=100)
-    assert sorted(p for p, _ in first) == sorted(passages)
-    assert first != random_ranking("q1", passages, seed=1, depth=100)
-    assert len(random_ranking("q1", passages, seed=0, depth=10)) == 10
+def test_the_random_run_is_seeded_and_draws_from_the_whole_collection():
+    collection = np.array([f"p{i}" for i in range(1000)], dtype=object)
+    first = random_ranking("q1", collection, seed=0, depth=100)
+    assert first == random_ranking("q1", collection, seed=0, depth=100)
+    drawn = [p for p, _ in first]
+    assert len(set(drawn)) == 100 and set(drawn) <= set(collection)
+    assert max(int(p[1:]) for p in drawn) > 500  # from the whole collection, not its head
+    assert [s for _, s in first] == sorted((s for _, s in first), reverse=True)
+    assert first != random_ranking("q1", collection, seed=1, depth=100)
+    assert first != random_ranking("q2", collection, seed=0, depth=100)
+    assert len(random_ranking("q1", collection[:7], seed=0, depth=100)) == 7
 
 
 def ranking(tau: float | None, model_queries: int = 5, runs: int = 4) -> dict:

@@ -17,6 +17,7 @@ import pytest
 import scipy.sparse
 from snakemake.utils import validate
 
+from bm25_reference import reference_bm25
 from irdata.errors import InputError
 from irdata.passage_store import PassageStore, write_passage_store
 from irdata.retrieval.bm25 import TOKEN_PATTERN, _stemmer, build_bm25_index, tokenize
@@ -26,22 +27,6 @@ from irdata.retrieval.search import Searcher, rrf
 
 REPO = Path(__file__).resolve().parents[2]
 
-
-def reference_bm25(corpus_tokens: list[list[str]], settings: dict):
-    """rank_bm25 (the design card's implementation) scoring the same Lucene variant, for checks.
-
-    rank_bm25's Okapi idf floors negative values; Lucene's idf, log(1 + (N - df + .5) / (df + .5)),
-    is what bm25s computes. The tf part matches bm25s's times (k1 + 1), which leaves rankings alone.
-    """
-    import math
-
-    from rank_bm25 import BM25Okapi
-
-    class LuceneBM25(BM25Okapi):
-        def _calc_idf(self, nd):
-            self.idf = {w: math.log(1 + (self.corpus_size - df + 0.5) / (df + 0.5)) for w, df in nd.items()}
-
-    return LuceneBM25(corpus_tokens, k1=settings["k1"], b=settings["b"])
 
 def default_settings(**changes):
     settings = {}

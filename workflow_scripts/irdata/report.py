@@ -292,7 +292,7 @@ def summary_html(stats: dict, manifest: dict, wood: dict, proposals: dict) -> st
 RANK_BINS = ((1, 1), (2, 5), (6, 10), (11, 60), (61, None))
 # Agent stats keys summed over a split's shards (irdata.annotate.agent.run_agent_search).
 AGENT_COUNTS = ("queries", "turns", "complied_turns", "protocol_errors", "searches", "reformulations",
-                "proposals", "cited_proposals", "echoed_ids")
+                "example_copies", "proposals", "cited_proposals", "echoed_ids")
 
 
 def agent_behaviour(stats_files: dict, proposal_files: dict) -> dict:
@@ -335,8 +335,9 @@ def agent_html(behaviour: dict) -> str:
              for split in SPLITS for source in ("agent", "cited")]
     return ("<p>The search agent's episodes (one per query), summed over the agent_search jobs: model turns and "
             "the turns whose reply was a tool call the agent could run (complied), searches the model asked "
-            "for (reformulations: a query other than the original), protocol errors, proposals (cited: ids a "
-            "reply broke the protocol to cite).</p>"
+            "for (reformulations: a query other than the original and the prompt's example; example copies: the "
+            "prompt's example query, such as &lt;new words&gt;, searched as written), protocol errors, proposals "
+            "(cited: ids a reply broke the protocol to cite).</p>"
             + html_table(["", *SPLITS], rows + keyed)
             + "<p>Accepted proposals by rank in the agent's list, and by source:</p>"
             + html_table(["split, source", *[f"rank {b}" for b in bins]], ranks))

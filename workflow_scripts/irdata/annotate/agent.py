@@ -2,7 +2,9 @@
 
 One episode per query. The harness shows the model the fused results of both searches for the
 query itself; then each model turn may call one or more tools (all are run, in order, up to
-`max_calls_per_turn`): search again (a reformulation when the query differs from the original),
+`max_calls_per_turn`): search again (a reformulation when the query differs from the original and
+from the example queries the prompts show, such as `<new words>`: a search for one of those is counted
+as an example copy),
 read further down a ranking (`page`), read a passage, propose passages, or finish. A proposal is
 accepted only for a passage that exists and that the agent has been shown (no invented ids);
 `agent_rank` is the position in the accepted list. Under an action grammar (irdata.llm.tool_grammar)
@@ -113,6 +115,14 @@ class AgentBudget:
 
 
 _CITED = re.compile(r"\[([^\[\]\s]{1,40})\]")
+# a search query written out in a prompt's example action
+_EXAMPLE_QUERY = re.compile(r'"query"\s*:\s*"([^"]*)"')
+
+
+def example_queries(*prompts) -> frozenset[str]:
+    """The search queries the prompts' example actions show (casefolded): a search for one of them copies
+    the example, it does not reformulate."""
+    return frozenset(q.strip().casefold() for p in prompts for q in _EXAMPLE_QUERY.findall(p.text))
 
 
 @dataclass
@@ -138,6 +148,7 @@ class SearchAgent:
         self.passages = passages
         self.system = system
         self.task = task
+        self.examples = example_queries(system, task)
         self.budget = budget
         self.stage = stage
         self._episodes = asyncio.Semaphore(max_in_flight)
@@ -213,8 +224,9 @@ class SearchAgent:
         n = self.budget.results_per_search
         search = self.searcher.bm25 if tool == "search_bm25" else self.searcher.dense
         ids = (await self._searched(search, query, page * n))[(page - 1) * n:]
-        episode.record("search", tool=tool, query=query, page=page,
-                       reformulation=query.casefold() != original.casefold(), hits=ids)
+        copied = query.casefold() in self.examples
+        episode.record("search", tool=tool, query=query, page=page, example_copy=copied,
+                       reformulation=not copied and query.casefold() != original.casefold(), hits=ids)
         return self._results(ids, shown), ids
 
     async def _run_tool(self, episode: Episode, original: str, shown: dict[str, str], call):
@@ -267,7 +279,8 @@ class SearchAgent:
         episode = Episode(query_id)
         shown: dict[str, str] = {}
         first = await self._searched(self.searcher.hybrid, query, self.budget.results_per_search)
-        episode.record("search", tool="hybrid", query=query, page=1, reformulation=False, hits=first)
+        episode.record("search", tool="hybrid", query=query, page=1, example_copy=False, reformulation=False,
+                       hits=first)
         messages = [
             {"role": "system", "content": self.system.render()},
             {"role": "user", "content": self.task.render(query=query, results=self._results(first, shown))},
@@ -362,7 +375,8 @@ def agent_behaviour(episodes: list[Episode]) -> dict:
         paths[str(ev["constraint"])] = paths.get(str(ev["constraint"]), 0) + 1
     return {"turns": len(turns), "complied_turns": sum(ev["complied"] for ev in turns),
             "action_constraint": dict(sorted(paths.items())), "searches": len(searches),
-            "reformulations": sum(ev["reformulation"] for ev in searches)}
+            "reformulations": sum(ev["reformulation"] for ev in searches),
+            "example_copies": sum(ev["example_copy"] for ev in searches)}
 
 
 def episode_failures(episodes: list[Episode]) -> Failures:

@@ -3,7 +3,7 @@ human judgments do? (The test TREC RAG 2024, LLMJudge and UMBRELA apply to LLM-m
 
 The runs: the TREC run files of `doubting.audit.runs` (a folder stands for every file in it) and the
 workflow's own, over the judged audit queries (rule audit_runs, irdata.retrieval.audit_runs): BM25,
-dense, their reciprocal-rank fusion and a seeded random ordering of each query's judged passages.
+dense, their reciprocal-rank fusion and a seeded random run drawn from the whole collection (a floor).
 Each run is evaluated twice over the same judged pool, the audited pairs (audit_labels): under the
 human grades and under the model's grades of those pairs. A pair whose grading failed is left out of
 both; a retrieved passage outside the pool counts as non-relevant under both. The measures are the

@@ -71,7 +71,8 @@ def system_ranking_text(ranking: dict) -> str:
     corr = ranking["correlation"]
     queries = ranking["queries"]
     text = (f"System ranking. {count(len(runs))} runs ({count(own)} the workflow's own over the audit queries: "
-            f"BM25, dense, their RRF fusion and a random ordering of the judged passages; {count(len(runs) - own)} "
+            f"BM25, dense, their RRF fusion and a random run of passages drawn from the whole collection, the floor "
+            f"any system should clear; {count(len(runs) - own)} "
             "from doubting.audit.runs) were evaluated with this release's examples/evaluate.py over the same judged "
             f"pool, the {count(ranking['pairs'])} graded audit pairs, once under the human grades and once under the "
             "model's (a passage outside the pool counts as non-relevant under both; MRR@10 and Recall@100 count "

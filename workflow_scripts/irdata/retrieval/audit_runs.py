@@ -1,7 +1,8 @@
 """The workflow's own runs over the judged audit queries (rule audit_runs; what the audit does with them:
 irdata.doubting.audit_ranking): BM25, dense and their RRF fusion from the collection's indexes with the
-config's retrieval settings, `depth` passages a query, and a random run, each query's judged passages
-in an order seeded by (seed, query, passage), so that a run of no skill is among the runs ordered.
+config's retrieval settings, `depth` passages a query, and a random run: `depth` passages drawn from the
+whole collection, seeded by (seed, query), a run of no skill and a floor. (Shuffling only the judged
+passages is no floor: on a small judged pool it ranks relevant passages higher than BM25 does.)
 TREC run lines `query_id Q0 passage_id rank score tag`, queries in qrels order; a query whose text
 tokenizes to nothing has no BM25 line.
 """
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 import hashlib
 
+import numpy as np
+
 from ..atomic import atomic_open
 from ..errors import InputError
 from ..msmarco_inputs import read_queries
@@ -17,26 +20,24 @@ from ..tsv import read_trec_qrels
 from .search import Searcher
 
 
-def judged_queries(qrels_path, queries_path) -> tuple[list[tuple[str, str]], dict[str, list[str]]]:
-    """(query_id, text) of the qrels' queries in first-seen order, and each one's judged passages."""
-    qrels = read_trec_qrels(qrels_path)
-    judged: dict[str, list[str]] = {}
-    for q, p in zip(qrels.column("query_id").to_pylist(), qrels.column("passage_id").to_pylist()):
-        judged.setdefault(q, []).append(p)
+def judged_queries(qrels_path, queries_path) -> list[tuple[str, str]]:
+    """(query_id, text) of the qrels' queries in first-seen order."""
+    judged = dict.fromkeys(read_trec_qrels(qrels_path).column("query_id").to_pylist())
     table = read_queries(queries_path)
     texts = dict(zip(table.column("query_id").to_pylist(), table.column("text").to_pylist()))
     missing = [q for q in judged if q not in texts]
     if missing:
         raise InputError(qrels_path, f"query {missing[0]!r} has no text in {queries_path} ({len(missing)} such)",
                          field="query_id")
-    return [(q, texts[q]) for q in judged], judged
+    return [(q, texts[q]) for q in judged]
 
 
-def random_ranking(query_id: str, passages: list[str], seed: int, depth: int) -> list[tuple[str, float]]:
-    """The judged passages in a seeded order: score = a hash of (seed, query, passage) in [0, 1)."""
-    scores = {p: int(hashlib.sha256(f"{seed}:{query_id}:{p}".encode()).hexdigest()[:13], 16) / 16 ** 13
-              for p in passages}
-    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:depth]
+def random_ranking(query_id: str, ids, seed: int, depth: int) -> list[tuple[str, float]]:
+    """`depth` passages of the collection `ids` (an index's IdMap, or an array) drawn without replacement by a
+    generator seeded with (seed, query), in the order drawn, scored from 1 down."""
+    rng = np.random.default_rng(int.from_bytes(hashlib.sha256(f"{seed}:{query_id}".encode()).digest()[:8], "big"))
+    rows = rng.choice(len(ids), size=min(depth, len(ids)), replace=False)
+    return [(str(p), 1 - i / len(rows)) for i, p in enumerate(ids.take(rows))]
 
 
 def write_run(out, tag: str, rankings) -> int:
@@ -55,7 +56,7 @@ def write_audit_runs(*, qrels, queries, bm25, dense, bm25_run, dense_run, hybrid
     """The audit_runs rule: write the runs `<name>_run` over the judged audit queries, searching the indexes (`bm25`,
     `dense`: their files) in `bm25_dir`, `dense_dir`; return their line counts."""
     out = {"bm25": bm25_run, "dense": dense_run, "hybrid_rrf": hybrid_rrf_run, "random": random_run}
-    queries, judged = judged_queries(qrels, queries)
+    queries = judged_queries(qrels, queries)
     texts = [text for _, text in queries]
     searcher = Searcher(settings["search"], bm25_dir=bm25_dir, dense_dir=dense_dir, threads=threads)
     searcher.prepare(texts)
@@ -65,6 +66,6 @@ def write_audit_runs(*, qrels, queries, bm25, dense, bm25_run, dense_run, hybrid
     counts = {}
     for name, runs in hits.items():
         counts[name] = write_run(out[name], name, [(q, [(p, s) for p, s, _ in h]) for (q, _), h in zip(queries, runs)])
-    counts["random"] = write_run(out["random"], "random", [(q, random_ranking(q, judged[q], settings["seed"], depth))
+    counts["random"] = write_run(out["random"], "random", [(q, random_ranking(q, searcher.ids, settings["seed"], depth))
                                                            for q, _ in queries])
     return counts

@@ -58,6 +58,11 @@ class Searcher:
         if self._bm25 is not None and self._dense is not None and self._bm25.ids_sha256 != self._dense.ids_sha256:
             raise IndexMismatchError(f"{bm25_dir} and {dense_dir} index different collections; rebuild one")
 
+    @property
+    def ids(self):
+        """The collection's passage ids, in index row order (irdata.retrieval.common.IdMap)."""
+        return self._need(self._bm25 or self._dense, "bm25 or dense").ids
+
     def _need(self, index, name):
         if index is None:
             raise ValueError(f"this Searcher has no {name} index; pass {name}_dir=")
