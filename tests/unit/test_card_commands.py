@@ -5,6 +5,10 @@ not name fails, so a new one gets its line. (README.md and docs/: tests/workflow
 from __future__ import annotations
 
 import json
+import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -12,9 +16,10 @@ import pytest
 from test_doubting_package import build as build_doubting
 from test_doubting_package import table
 from test_eval44b_package import build_in as build_eval44b
+from test_eval44b_package import release_settings
 
 from irdata.doubting.card import evaluation_qrels
-from printed_commands import card_commands, run_shell
+from printed_commands import activated_env, card_commands, code_blocks, run_shell
 from synthetic_doubting import edge_cases
 
 # the demo's paths: the package folder and the inputs the card's commands join with, relative to the
@@ -119,3 +124,49 @@ def test_a_card_without_strict_pairs_command_runs(no_strict_root, command):
 def test_eval44b_card_commands_are_the_table(tmp_path, monkeypatch):
     _, out = build_eval44b(tmp_path / "a", monkeypatch)
     assert card_commands(Path(out["card"]).resolve()) == EVAL44B_COMMANDS
+
+
+def loading_block(card: Path) -> str:
+    """The card's `datasets` example, as printed."""
+    return next("\n".join(block.lines) for block in code_blocks(str(card), card.read_text(encoding="utf-8"))
+                if block.language == "python" and "load_dataset" in "\n".join(block.lines))
+
+
+def run_loading(code: str, cwd: Path, hf_home: Path) -> str:
+    env = dict(activated_env(), HF_DATASETS_OFFLINE="1", HF_HOME=str(hf_home))
+    proc = subprocess.run([sys.executable, "-c", code + "\nprint('loaded', repo)"], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout
+
+
+def check_loading_code_runs(root: Path, folder: str, hf_home: Path) -> None:
+    """A build not on the Hub: its card's loading code runs as printed from the workflow's folder, and with the
+    line the card gives for it from inside the release folder; the Hub id is only the line for once pushed."""
+    code = loading_block(root / folder / "README.md")
+    assert "# once pushed to the Hub as" in code and 'repo = os.path.abspath("' + folder + '")' in code
+    assert f"loaded {root / folder}" in run_loading(code, root, hf_home)
+    inside = re.sub(r"^repo = .*$", "repo = os.getcwd()", code, flags=re.M)
+    assert f"loaded {root / folder}" in run_loading(inside, root / folder, hf_home)
+
+
+def test_doubting_card_loading_code_runs_inside_and_outside_the_folder(doubting_root, tmp_path):
+    check_loading_code_runs(doubting_root, PACKAGE_DIR, tmp_path / "hf")
+    # examples/load.py from inside the folder, given "." (datasets itself cannot load the path ".")
+    out = run_shell(f"HF_DATASETS_OFFLINE=1 HF_HOME={tmp_path / 'hf'} python examples/load.py .",
+                    doubting_root / PACKAGE_DIR).stdout
+    assert "== judgments / dev:" in out
+
+
+def test_eval44b_card_loading_code_runs_inside_and_outside_the_folder(tmp_path, monkeypatch):
+    _, out = build_eval44b(tmp_path / "a", monkeypatch)
+    folder = release_settings()["folder"]
+    shutil.copytree(Path(out["card"]).resolve().parent, tmp_path / "a" / folder)
+    check_loading_code_runs(tmp_path / "a", folder, tmp_path / "hf")
+
+
+def test_a_card_on_the_hub_loads_by_repo_id(tmp_path):
+    root = tmp_path / "hub"
+    build_doubting(root, edge_cases(root / "w"), out=PACKAGE_DIR, package_dir=PACKAGE_DIR, on_hub=True)
+    code = loading_block(root / PACKAGE_DIR / "README.md")
+    assert 'repo = "Shroedingercat/doubting-ms-marco"' in code and "os.getcwd" not in code

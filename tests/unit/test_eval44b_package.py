@@ -4,6 +4,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -27,7 +28,7 @@ from irdata.eval44b.queries import write_queries
 from irdata.eval44b.score import run_arm
 from irdata.eval44b.screen import Screen
 from irdata.eval44b.split import SPLITS, split_papers
-from irdata.eval44b.stages import CARD_KEYS
+from irdata.eval44b.stages import CARD_KEYS, card_settings
 from irdata.json_files import read_jsonl
 from irdata.prompts import Prompt
 from printed_commands import code_blocks
@@ -130,7 +131,7 @@ def release_settings(**keys) -> dict:
     """The package's `release` settings: the schema's defaults (the real benchmark's) with `keys` over them."""
     section = dict(keys)
     validate(section, str(REPO / "schemas/eval44b.schema.yaml"))
-    return {key: section[key] for key in CARD_KEYS}
+    return card_settings(section)
 
 
 REPO_ID = release_settings()["repo_id"]
@@ -540,14 +541,15 @@ def test_ranks_that_do_not_give_the_metrics_are_refused():
 
 
 def test_the_card_python_runs_as_printed(built, tmp_path):
-    """Each Python block of How to use runs in the release folder, offline; the datasets block with the
-    repository id replaced by the folder (as its comment says), every config of the header loaded."""
+    """Each Python block of How to use runs in the release folder, offline; the datasets block with the line
+    its comment gives for loading from inside the folder (the build is not on the Hub), every config of the
+    header loaded."""
     manifest, out = built
     folder = out["card"].parent.resolve()
     card = out["card"].read_text()
     blocks = ["\n".join(b.lines) for b in code_blocks("README.md", card) if b.language == "python"]
-    assert len(blocks) == 3 and f'repo = "{REPO_ID}"' in blocks[0]
-    blocks[0] = blocks[0].replace(f'repo = "{REPO_ID}"', f"repo = {str(folder)!r}") + (
+    assert len(blocks) == 3 and f'# once pushed to the Hub as {REPO_ID}: repo = "{REPO_ID}"' in blocks[0]
+    blocks[0] = re.sub(r"^repo = .*$", "repo = os.getcwd()", blocks[0], flags=re.M) + (
         "\nimport json\nprint(test.num_rows, sorted(pairs), pairs['train'].num_rows, results.num_rows, ranks.num_rows)"
         "\nprint(json.dumps(row))"
     )

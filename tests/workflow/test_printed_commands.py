@@ -78,7 +78,7 @@ COMMANDS = {
     "status": RUN,
     ".venv/bin/snakemake --lint                                   # style checks of the workflow (kept "
     "clean)": RUN,
-    ".venv/bin/python -m pytest tests/unit": COLLECT,
+    ".venv/bin/python -m pip install -r requirements-test.txt && .venv/bin/python -m pytest tests/unit": COLLECT,
     "snakemake --profile profiles/local doubting --configfile config.yaml config/beir-example.yaml": DRY,
     ".venv/bin/snakemake --profile profiles/local work/doubting/human_audit/sheet.csv": DRY,
     "snakemake doubting": DRY,

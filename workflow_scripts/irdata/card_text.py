@@ -53,6 +53,18 @@ def md_table(header, rows) -> str:
     return "\n".join([md_row(header), md_row("---" for _ in header), *(md_row(row) for row in rows)])
 
 
+def loading_head(repo_id: str, on_hub: bool, folder: str) -> str:
+    """The first lines of a card's `datasets` example, up to `repo = ...`: the Hub repository of a release
+    published there (`on_hub`), else this build's folder (as the workflow's folder sees it, or the current
+    folder from inside it; `datasets` 5.2 cannot load the path "." itself) with the line to use once pushed."""
+    if on_hub:
+        return f'from datasets import load_dataset\n\nrepo = "{repo_id}"  # or the path of a local copy of this folder'
+    return (f"import os\n\nfrom datasets import load_dataset\n\n"
+            f"# this build is not on the Hub: load it from its folder (inside the folder: repo = os.getcwd());\n"
+            f'# once pushed to the Hub as {repo_id}: repo = "{repo_id}"\n'
+            f'repo = os.path.abspath("{folder}")  # the folder, from the workflow\'s working folder')
+
+
 def front_matter(metadata: dict, configs: dict[str, list[tuple[str, str]]], scalar=str) -> str:
     """The card's YAML header: `metadata`'s keys in order, a list value as a block sequence, then
     `configs:` ({config: [(split, file), ...]}, the first the default); `scalar` writes a value."""

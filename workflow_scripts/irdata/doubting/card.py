@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 
-from ..card_text import count, decimal, fill, md_table, median, part
+from ..card_text import count, decimal, fill, loading_head, md_table, median, part
 from ..downstream.compare import card_section
 from ..grade_scale import GRADES
 from ..grading_modes import grading_mode
@@ -27,7 +27,7 @@ from .hub_metadata import declared_configs, front_matter
 MSMARCO_V1 = "msmarco-v1"
 # the keys of the config's `doubting` section the card reads (schemas/doubting.schema.yaml)
 CARD_KEYS = ("collection", "train_queries", "train_qrels", "dev_queries", "ids_refer_to", "corpus_description",
-             "license", "license_note", "paper", "package_dir", "title", "source")
+             "license", "license_note", "paper", "package_dir", "title", "source", "on_hub")
 # what datasets 5.2.0 raises when asked for a split with no rows
 EMPTY_SPLIT_ERROR = 'Instruction "train" corresponds to no data!'
 
@@ -325,7 +325,8 @@ def render(manifest: dict, inputs: dict, batch_descriptions: dict) -> str:
     graded = trec[TREC_GRADED]
 
     fields = {
-        "repo_id": repo_id, "title": settings["title"], "version": version, "what": what,
+        "repo_id": repo_id, "loading_head": loading_head(repo_id, settings["on_hub"], settings["package_dir"]),
+        "title": settings["title"], "version": version, "what": what,
         "provides": _provides(rows, d, msmarco),
         "model": model, "search": f"lexical (BM25) and dense ({dense_model}) retrieval",
         "paper_line": f" The annotations accompany the paper {paper}." if paper else "",

@@ -92,7 +92,7 @@ def hub_fields(manifest: dict) -> dict:
     release = manifest["release"]
     return {
         "configs": "; ".join(f"{c}: " + ", ".join(f"{s} = {n}" for s, n in splits) for c, splits in configs.items()),
-        "repo_id": release["repo_id"],
+        "loading_head": card_text.loading_head(release["repo_id"], release["on_hub"], release["folder"]),
         "loading": "".join(line + "\n" for line in _loading(configs)),
         "text_lines": "\n".join(_text_lines(manifest)),
         "license_note": release["license_note"],

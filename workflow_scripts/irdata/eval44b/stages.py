@@ -19,8 +19,14 @@ FINETUNED_ARMS = {"finetuned_cross_encoder": "cross_encoder", "finetuned_bi_enco
 ARM_PROMPT = "prompts/grade_44b_pair.txt"
 SPLIT_KEYS = ("format", "salt", "key_format", "split")
 # the eval44b keys that say what the release is (its card and croissant.json), not how it is built
-CARD_KEYS = ("repo_id", "ids_refer_to", "corpus_description", "license", "license_note", "citation")
+CARD_KEYS = ("repo_id", "on_hub", "ids_refer_to", "corpus_description", "license", "license_note", "citation")
 ARM_COMMON_KEYS = ("query_chars", "document_chars", "seed", "record_timing")
+
+
+def card_settings(e44: dict) -> dict:
+    """What the card and croissant.json say the release is (CARD_KEYS), and its folder, from which a card
+    not on the Hub loads the build."""
+    return {**{key: e44[key] for key in CARD_KEYS}, "folder": e44["release"]}
 
 
 def model_dir(kind: str) -> str:
@@ -118,7 +124,7 @@ def package_settings(config: dict) -> dict:
             "scoring": scoring_settings(config), "arms": {arm: arm_settings(config, arm) for arm in arms(config)},
             "llm_gate": {"limit": config["annotation"]["failure_limits"]["grade"],
                          "accept": config["accept_llm_failures"]},
-            "release": {key: e44[key] for key in CARD_KEYS}}
+            "release": card_settings(e44)}
 
 
 def _miner_index_stage(kind: str) -> Stage:

@@ -16,7 +16,8 @@ from datasets import load_dataset
 
 
 def main():
-    package = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parents[1])
+    # resolved: datasets 5.2 cannot load the path "." itself (its dataset name would be empty)
+    package = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).parents[1]).resolve()
     rows = json.loads((package / "MANIFEST.json").read_text(encoding="utf-8"))["rows"]
     fresh = {"download_mode": "force_redownload", "verification_mode": "no_checks"} if os.environ.get("FRESH") else {}
     for config, splits in rows.items():
