@@ -188,10 +188,10 @@ def test_the_card_says_what_the_numbers_show():
 
 
 def test_the_report_shows_the_runs_and_their_scatter():
-    out = ranking_html(ranking(0.8))
+    out = ranking_html(ranking(0.8), "human")
     assert "Kendall&#x27;s tau" in out and "<td>r3</td><td>config</td>" in out
     assert "data:image/png;base64," in out
-    assert "not available" in ranking_html(None)
+    assert "not available" in ranking_html(None, "human")
 
 
 def _run_with(ranks: dict[str, dict[str, int]], depth: int = 10) -> dict:

@@ -690,9 +690,14 @@ def test_card_states_the_audit_when_given(edge_pkg):
              "confusion": [[30, 5, 2, 1], [6, 10, 4, 2], [3, 4, 20, 6], [1, 2, 5, 19]],
              "failures": {"failed": 3}, "passages_missing": 7}
     text = " ".join(card.audit_text(audit).split())
-    assert "215 human-judged pairs (qrels.dl19.txt)" in text and "kappa 0.412 (linear weights) and 0.588" in text
+    assert "215 pairs with human grades (qrels.dl19.txt)" in text and "kappa 0.412 (linear weights) and 0.588" in text
     assert "at grade >= 2 0.840" in text and "3 pairs failed to grade" in text and "7 judged passages" in text
-    assert "| human 2 | 3 | 4 | 20 | 6 |" in text
+    assert "| human 2 | 3 | 4 | 20 | 6 |" in text and "not human judgments" not in text
+    # grades that no assessor gave are not called human (the demo's follow from how its passages were written)
+    text = " ".join(card.audit_text({**audit, "grades_from": "constructed"}).split())
+    assert "215 pairs with constructed grades" in text and "| constructed 2 | 3 | 4 | 20 | 6 |" in text
+    assert "Their grades are constructed (doubting.audit.grades_from), not human judgments." in text
+    assert "human" not in text.replace("not human judgments", "")
 
 
 def test_card_counts_dropped_qrels_rows(tmp_path):

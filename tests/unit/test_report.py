@@ -82,7 +82,7 @@ def test_doubting_report_renders_failures_and_audit_when_recorded(built, tmp_pat
     audit = out["audit"].read_text()
     flat = " ".join(text(out["audit"]).split())
     assert "kappa, linear 0.412" in flat and "kappa, quadratic 0.588" in flat and "at grade >= 2 0.842" in flat
-    assert "human 2 3 4 20 6" in flat and "pairs graded 120" in flat
+    assert "human 2 3 4 20 6" in flat and "pairs with human grades graded 120" in flat
     assert "src='data:image/png;base64," in audit
 
 

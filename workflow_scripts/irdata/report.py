@@ -28,6 +28,7 @@ import pyarrow.parquet as pq  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from .atomic import atomic_path, write_text_atomic  # noqa: E402
+from .doubting.card_parts import audit_grades_from  # noqa: E402
 from .grade_scale import GRADES
 from .json_files import read_json, read_jsonl
 
@@ -197,20 +198,23 @@ def audit_html(manifest: dict) -> str:
     audit = manifest.get("audit")
     if not audit:
         return (f"<p>Label audit: {NOT_AVAILABLE} (no <code>audit</code> in MANIFEST.json: the build had no "
-                "human-judged pairs to grade).</p>")
-    rows = [["human-judged pairs graded", audit["pairs"]], ["Cohen's kappa, linear", audit["kappa_linear"]],
+                "judged pairs to grade).</p>")
+    source = audit_grades_from(audit)
+    rows = [[f"pairs with {source} grades graded", audit["pairs"]], ["Cohen's kappa, linear", audit["kappa_linear"]],
             ["Cohen's kappa, quadratic", audit["kappa_quadratic"]],
             ["binary agreement at grade >= 2", audit["binary_agreement_at_2"]]]
-    matrix = [[f"human {g}", *audit["confusion"][g]] for g in GRADES]
+    matrix = [[f"{source} {g}", *audit["confusion"][g]] for g in GRADES]
     return (html_table(["measure", "value"], rows)
-            + "<p>Confusion matrix (rows: human grade, columns: model grade):</p>"
+            + (f"<p>The audit's grades are {source} (doubting.audit.grades_from), not human judgments.</p>"
+               if source != "human" else "")
+            + f"<p>Confusion matrix (rows: {source} grade, columns: model grade):</p>"
             + html_table(["", *[f"model {g}" for g in GRADES]], matrix)
             + f"<img alt='confusion matrix' src='{confusion_figure_uri(audit['confusion'])}'>"
-            + ranking_html(audit.get("system_ranking")))
+            + ranking_html(audit.get("system_ranking"), source))
 
 
-def ranking_figure_uri(ranking: dict, measure: str = "nDCG@10") -> str:
-    """Each run's score under the human grades against the model's, one point a run, as a PNG data URI."""
+def ranking_figure_uri(ranking: dict, source: str, measure: str = "nDCG@10") -> str:
+    """Each run's score under the audit's grades against the model's, one point a run, as a PNG data URI."""
     runs = ranking["runs"]
     human = [r["human"][measure] for r in runs]
     model = [r["model"][measure] for r in runs]
@@ -222,7 +226,7 @@ def ranking_figure_uri(ranking: dict, measure: str = "nDCG@10") -> str:
         ax.annotate(r["name"], (x, y), fontsize=6, xytext=(3, 2), textcoords="offset points")
     ax.set_xlim(0, top)
     ax.set_ylim(0, top)
-    ax.set_xlabel(f"{measure}, human grades")
+    ax.set_xlabel(f"{measure}, {source} grades")
     ax.set_ylabel(f"{measure}, model grades")
     tau = ranking["correlation"][measure]["kendall_tau"]
     ax.set_title(f"System ranking: {len(runs)} runs, Kendall's tau " + ("n/a" if tau is None else f"{tau:.3f}"),
@@ -233,20 +237,20 @@ def ranking_figure_uri(ranking: dict, measure: str = "nDCG@10") -> str:
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def ranking_html(ranking: dict | None) -> str:
+def ranking_html(ranking: dict | None, source: str) -> str:
     """The audit's system-ranking agreement: correlations, each run's scores under both, the scatter."""
     if not ranking:
-        return f"<p>System ranking under human and model grades: {NOT_AVAILABLE}.</p>"
+        return f"<p>System ranking under {source} and model grades: {NOT_AVAILABLE}.</p>"
     measures = ranking["measures"]
     corr = [[m, ranking["correlation"][m]["runs"], _or_na(ranking["correlation"][m]["kendall_tau"]),
              _or_na(ranking["correlation"][m]["spearman_rho"])] for m in measures]
     runs = [[r["name"], r["source"], *(r[side][m] for m in measures for side in ("human", "model"))]
             for r in ranking["runs"]]
-    return ("<p>System ranking: each run evaluated over the audited pairs under the human grades and under the "
+    return (f"<p>System ranking: each run evaluated over the audited pairs under the {source} grades and under the "
             "model's (workflow's own runs red, configured runs blue):</p>"
             + html_table(["measure", "runs", "Kendall's tau", "Spearman's rho"], corr)
-            + html_table(["run", "source", *(f"{m} {side}" for m in measures for side in ("human", "model"))], runs)
-            + f"<img alt='system ranking scatter' src='{ranking_figure_uri(ranking)}'>")
+            + html_table(["run", "source", *(f"{m} {label}" for m in measures for label in (source, "model"))], runs)
+            + f"<img alt='system ranking scatter' src='{ranking_figure_uri(ranking, source)}'>")
 
 
 def human_audit_html(human: dict | None) -> str:
@@ -358,7 +362,7 @@ def doubting_report(stats_json, manifest_json, judgments_train, train_queries, d
                summary_html(stats, manifest, wood, proposals))
     write_html(out["failures"], "Doubting MS MARCO: failures per stage",
                _failures_html(manifest) + tokens_html(manifest))
-    write_html(out["audit"], "Doubting MS MARCO: label audit against human judgments",
+    write_html(out["audit"], "Doubting MS MARCO: label audit and blinded human audit",
                audit_html(manifest) + human_audit_html(manifest.get("human_audit")))
     return {"wood": wood, "proposals": proposals, "audit": manifest.get("audit"),
             "failures": manifest.get("failures"), "agent": behaviour}

@@ -30,7 +30,7 @@ from .grading import _counts, grade_pairs
 from .passages import TextStore
 
 # the keys of doubting.audit the grading reads (the runs are audit_ranking's)
-AUDIT_KEYS = ("qrels", "queries", "grading", "per_grade", "seed", "missing_passages")
+AUDIT_KEYS = ("qrels", "queries", "grades_from", "grading", "per_grade", "seed", "missing_passages")
 
 
 def audit_pairs(qrels_path, queries: TextStore, passages, per_grade: int | None, seed: int,
@@ -98,7 +98,7 @@ def run_audit(*, qrels, queries, collection, prompts: dict, settings: dict, job:
     failures = Failures("pairs", len(frame))
     for kind in frame["failure_kind"].dropna():
         failures.add(kind)
-    result = {"qrels": str(qrels), "grading": settings["mode"], **dropped,
+    result = {"qrels": str(qrels), "grades_from": settings["grades_from"], "grading": settings["mode"], **dropped,
               **agreement(graded["human"].to_numpy(np.int64), graded["grade"].to_numpy(np.int64)),
               "failures": failures.as_dict()}
     write_json_atomic(audit, result)

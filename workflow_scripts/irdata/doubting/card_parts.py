@@ -38,17 +38,26 @@ def audit_text(audit: dict | None) -> str:
                 "is not measured here.")
     def fmt(x):
         return "n/a" if x is None else f"{x:.3f}"
-    rows = [[f"human {g}", *(count(c) for c in row)] for g, row in enumerate(audit["confusion"])]
+    source = audit_grades_from(audit)
+    rows = [[f"{source} {g}", *(count(c) for c in row)] for g, row in enumerate(audit["confusion"])]
     table = md_table(["", "model 0", "model 1", "model 2", "model 3"], rows)
-    return (f"Label audit. {count(audit['pairs'])} human-judged pairs ({audit['qrels']}) were graded by the same model "
+    not_human = ("" if source == "human" else
+                 f" Their grades are {source} (doubting.audit.grades_from), not human judgments.")
+    return (f"Label audit. {count(audit['pairs'])} pairs with {source} grades ({audit['qrels']}) were graded by the "
+            "same model "
             f"and grading path as this release (grading = {audit['grading']}): Cohen's kappa "
             f"{fmt(audit['kappa_linear'])} (linear weights) and {fmt(audit['kappa_quadratic'])} (quadratic), exact "
             f"agreement {fmt(audit['exact_agreement'])}, binary agreement at grade >= 2 "
             f"{fmt(audit['binary_agreement_at_2'])}; "
             f"{count(audit['failures']['failed'])} pairs failed to grade and are left out"
             + (f", {count(audit['passages_missing'])} judged passages were not in the collection" if audit.get(
-                "passages_missing") else "") + ".\n\n" + table
-            + ("\n\n" + system_ranking_text(audit["system_ranking"]) if audit.get("system_ranking") else ""))
+                "passages_missing") else "") + "." + not_human + "\n\n" + table
+            + ("\n\n" + system_ranking_text(audit["system_ranking"], source) if audit.get("system_ranking") else ""))
+
+
+def audit_grades_from(audit: dict) -> str:
+    """Who graded the audit's qrels (doubting.audit.grades_from; an audit recorded before the key: human)."""
+    return audit.get("grades_from", "human")
 
 
 # Kendall's tau at which two qrels are usually read as ranking systems equivalently (Voorhees, 2000)
@@ -64,7 +73,7 @@ def _tau_reading(corr: dict) -> str:
     return f"{tau:.3f} ({side} {TAU_EQUIVALENT}; Spearman's rho {corr['spearman_rho']:.3f})"
 
 
-def system_ranking_text(ranking: dict) -> str:
+def system_ranking_text(ranking: dict, source: str = "human") -> str:
     """The audit's system-ranking agreement (MANIFEST.json `audit.system_ranking`): what the numbers show."""
     runs = ranking["runs"]
     own = sum(r["source"] == "workflow" for r in runs)
@@ -74,11 +83,11 @@ def system_ranking_text(ranking: dict) -> str:
             f"BM25, dense, their RRF fusion and a random run of passages drawn from the whole collection, the floor "
             f"any system should clear; {count(len(runs) - own)} "
             "from doubting.audit.runs) were evaluated with this release's examples/evaluate.py over the same judged "
-            f"pool, the {count(ranking['pairs'])} graded audit pairs, once under the human grades and once under the "
-            "model's (a passage outside the pool counts as non-relevant under both; MRR@10 and Recall@100 count "
+            f"pool, the {count(ranking['pairs'])} graded audit pairs, once under the {source} grades and once under "
+            "the model's (a passage outside the pool counts as non-relevant under both; MRR@10 and Recall@100 count "
             f"grade >= {ranking['min_rel']} as relevant, nDCG@10 uses the grade as gain; {count(queries['human'])} "
-            f"queries have a pair of grade >= {ranking['min_rel']} under the human grades, {count(queries['model'])} "
-            "under the model's). Kendall's tau between the two orderings of the runs: "
+            f"queries have a pair of grade >= {ranking['min_rel']} under the {source} grades, "
+            f"{count(queries['model'])} under the model's). Kendall's tau between the two orderings of the runs: "
             + "; ".join(f"{m} {_tau_reading(corr[m])}" for m in ranking["measures"]) + ".")
     if queries["model"] == 0:
         text += (f" Under the model's grades no query has a pair of grade >= {ranking['min_rel']}: every run scores 0 "
@@ -89,7 +98,7 @@ def system_ranking_text(ranking: dict) -> str:
         # one swapped pair of runs moves tau by 2 / (number of pairs)
         text += (f" With {count(len(runs))} runs one swapped pair moves tau by "
                  f"{4 / (len(runs) * (len(runs) - 1)):.2f}: a coarse measure.")
-    header = ["run", *(f"{m} {side}" for m in ranking["measures"] for side in ("human", "model"))]
+    header = ["run", *(f"{m} {label}" for m in ranking["measures"] for label in (source, "model"))]
     rows = [[f"`{r['name']}`", *(f"{r[side][m]:.3f}" for m in ranking["measures"] for side in ("human", "model"))]
             for r in runs]
     return text + "\n\n" + md_table(header, rows)
