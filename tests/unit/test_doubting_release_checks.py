@@ -181,3 +181,22 @@ def test_the_input_checks_record_is_named_by_the_input_paths(tmp_path):
     assert checked_record_name(demo) != checked_record_name(production)
     assert checked_record_name(demo) != checked_record_name(demo[::-1])
     assert checked_record_name(demo).startswith("checked-") and checked_record_name(demo).endswith(".json")
+
+
+def test_the_gate_sums_what_the_agent_did_and_the_card_tells_it_from_those_counts(tmp_path):
+    from irdata.doubting.card import agent_text
+
+    behaviour = {"queries": 3, "with_proposals": 2, "proposals": 9, "searches": 4, "reformulations": 1,
+                 "example_copies": 2}
+    jobs = {**clean_build(tmp_path),
+            ("agent_search", "train"): [stats(tmp_path, f"a-t{i}", "episodes", 3, {}, stage="agent_search",
+                                              **behaviour) for i in range(2)]}
+    record = run_gate(jobs, SETTINGS, tmp_path / "failures.json")
+    assert record["agent"]["train"] == {key: 2 * n for key, n in behaviour.items()}
+    text = agent_text(record["agent"], "M", "X")
+    # the dev job wrote no counts: it adds zeros, never a claim
+    assert ("proposed 18 answer passages for 4 of its 6 queries. Beyond each query's first search, the model asked "
+            "for 8 searches: 2 reformulated the query, 4 copied the prompt's example query, 2 repeated it.") in text
+    copies_only = {"train": {**behaviour, "reformulations": 0, "example_copies": 4}}
+    assert "none reformulated the query, 4 copied the prompt's example query." in agent_text(copies_only, "M", "X")
+    assert "reformulat" not in agent_text(None, "M", "X")

@@ -21,7 +21,14 @@ from ..grade_scale import GRADES
 from ..grading_modes import grading_mode
 from . import baseline_run
 from .assemble import CONFIG_SPLITS, TREC_GRADED, TREC_STRICT
-from .card_parts import audit_text, column_meanings, human_audit_text, llm_failures_text, schema_table
+from .card_parts import (
+    audit_grades_from,
+    audit_text,
+    column_meanings,
+    human_audit_text,
+    llm_failures_text,
+    schema_table,
+)
 from .hub_metadata import declared_configs, front_matter
 
 MSMARCO_V1 = "msmarco-v1"
@@ -217,6 +224,62 @@ def bm25_run_text(config: dict, d: dict, run: dict, trec: dict) -> str:
     return f"{lines}. {scores}"
 
 
+# Cohen's kappa below this is at best "slight" agreement (Landis and Koch, 1977): the labels then say nothing
+KAPPA_SLIGHT = 0.2
+
+
+def _modal(hist: dict[str, int]) -> tuple[str, int, int]:
+    """(the commonest grade, its count, the total) of a grade histogram."""
+    grade = max(hist, key=lambda g: (hist[g], g))
+    return grade, hist[grade], sum(hist.values())
+
+
+def label_warning(manifest: dict, model: str) -> str:
+    """The card's first lines where the label audit shows the labels mean nothing (kappa below KAPPA_SLIGHT, as
+    the demo's 135M model gets): the numbers that show it, before anything the labels seem to say."""
+    audit = manifest.get("audit")
+    if not audit or (audit["kappa_linear"] is not None and audit["kappa_linear"] >= KAPPA_SLIGHT):
+        return ""
+    source = audit_grades_from(audit)
+    kappa = "undefined" if audit["kappa_linear"] is None else f"{audit['kappa_linear']:.3f}"
+    audit_grade, audit_n, audit_total = _modal({str(g): sum(row[g] for row in audit["confusion"]) for g in GRADES})
+    counts = manifest["counts"]
+    proposals = {str(g): sum(counts[split]["agent_grades"][str(g)] for split in ("train", "dev")) for g in GRADES}
+    grade, n, total = _modal(proposals)
+    text = (f"**The labels of this build mean nothing.** Its model ({model}) does not grade usefully here: against "
+            f"the label audit's {count(audit_total)} pairs with {source} grades its Cohen's kappa is {kappa} (linear "
+            f"weights; below {KAPPA_SLIGHT} is at best slight agreement); it gave grade {audit_grade} to "
+            f"{count(audit_n)} of those {count(audit_total)} pairs")
+    if total:
+        text += f" and grade {grade} to {count(n)} of the {count(total)} graded proposals"
+    ranking = audit.get("system_ranking")
+    random_run = next((r for r in (ranking or {}).get("runs", []) if r["name"] == "random"), None)
+    if random_run is not None:
+        measure = "nDCG@10"
+        place = 1 + sum(r["model"][measure] > random_run["model"][measure] for r in ranking["runs"])
+        text += (f"; under its grades the random run ranks {count(place)} of {count(len(ranking['runs']))} by "
+                 f"{measure}")
+    return text + (". What this build shows is what each stage of the workflow does, not what its labels say; "
+                   "a model that grades well (the audit's kappa says) is what makes them mean something.\n\n")
+
+
+def agent_text(agent: dict | None, model: str, search: str) -> str:
+    """What the search agent did, from its counts (MANIFEST.json `agent`): a search that copied the prompt's
+    example query is counted as such, never as a reformulation."""
+    intro = f"A search agent driven by a frozen LLM ({model}) searched {search}"
+    if not agent:
+        return intro + " and proposed answer passages."
+    total = {key: sum(split[key] for split in agent.values()) for key in next(iter(agent.values()))}
+    searches, reformulations, copies = total["searches"], total["reformulations"], total["example_copies"]
+    asked = (f"Beyond each query's first search, the model asked for {count(searches)} searches: "
+             + (f"{count(reformulations)} reformulated the query" if reformulations else "none reformulated the query")
+             + (f", {count(copies)} copied the prompt's example query" if copies else "")
+             + (f", {count(searches - reformulations - copies)} repeated it" if searches - reformulations - copies
+                else "") + "." if searches else "The model asked for no search beyond each query's first.")
+    return (f"{intro} and proposed {count(total['proposals'])} answer passages for {count(total['with_proposals'])} "
+            f"of its {count(total['queries'])} queries. {asked}")
+
+
 def render(manifest: dict, inputs: dict, batch_descriptions: dict) -> str:
     """The card of the release `manifest` (MANIFEST.json's content); `inputs`: inputs.json."""
     config = manifest["config"]
@@ -328,7 +391,8 @@ def render(manifest: dict, inputs: dict, batch_descriptions: dict) -> str:
         "repo_id": repo_id, "loading_head": loading_head(repo_id, settings["on_hub"], settings["package_dir"]),
         "title": settings["title"], "version": version, "what": what,
         "provides": _provides(rows, d, msmarco),
-        "model": model, "search": f"lexical (BM25) and dense ({dense_model}) retrieval",
+        "model": model, "label_warning": label_warning(manifest, model),
+        "agent": agent_text(manifest.get("agent"), model, f"lexical (BM25) and dense ({dense_model}) indexes"),
         "paper_line": f" The annotations accompany the paper {paper}." if paper else "",
         "text_source": "your own copy of MS MARCO" if msmarco else "the corpus files they come from",
         "contents": contents, "empty_splits": empty_splits_text(rows, configs, t, d), "src": src,

@@ -7,7 +7,8 @@ the build stops here, naming the stage and split, the counts, the commonest kind
 nothing is staged, published or frozen. `accept_llm_failures` publishes anyway, with every failure
 counted in MANIFEST.json and the card. failures.json is what MANIFEST.json's `failures` holds, with
 the grade constraint paths (`grade_paths`) of every split's labels. Its
-`tokens` are the LLM tokens each stage's jobs spent (collect_tokens). The 44b LLM arm's grades are held
+`tokens` are the LLM tokens each stage's jobs spent (collect_tokens), its `agent` what the search agent did
+per split (collect_agent: the card's account of the searches comes from it). The 44b LLM arm's grades are held
 to the grade limit by the same check (check_limits, called by irdata/eval44b/package.py).
 """
 
@@ -27,6 +28,8 @@ from ..token_counts import TOKEN_FIELDS, add_tokens
 STAGES = ("agent_search", "grade", "generate_answer", "wood", "audit_labels")
 # the audit grades human-judged pairs of neither split: its one job is its own split
 AUDIT_SPLIT = "audit"
+# what an agent_search job counts of its episodes (irdata/annotate/agent.py), summed per split by collect_agent
+AGENT_COUNTS = ("queries", "with_proposals", "proposals", "searches", "reformulations", "example_copies")
 
 
 class ReleaseGateError(RuntimeError):
@@ -49,6 +52,7 @@ class JobStats:
     failures: dict
     grade_paths: dict | None
     tokens: dict  # {op: TOKEN_FIELDS}
+    agent: dict  # AGENT_COUNTS of an agent_search job, else empty
 
 
 def read_job_stats(path) -> JobStats:
@@ -62,7 +66,8 @@ def read_job_stats(path) -> JobStats:
     except (KeyError, TypeError) as exc:
         raise InputError(path, f"not a stats file of an LLM job with token counts (field llm.tokens: {exc}); "
                                "rerun the job that writes it", field="llm.tokens") from exc
-    return JobStats(str(path), failures, grade_paths, tokens)
+    agent = {key: record[key] for key in AGENT_COUNTS if key in record} if record.get("stage") == "agent_search" else {}
+    return JobStats(str(path), failures, grade_paths, tokens, agent)
 
 
 def read_stats(stats_files: dict[tuple[str, str], list[str]]) -> dict[tuple[str, str], list[JobStats]]:
@@ -156,6 +161,13 @@ def collect_tokens(stats: dict[tuple[str, str], list[JobStats]]) -> dict:
     return out
 
 
+def collect_agent(stats: dict[tuple[str, str], list[JobStats]]) -> dict:
+    """{split: AGENT_COUNTS summed over the split's agent_search jobs}: what the search agent did, as counted
+    (a search that copied the prompt's example query is an example copy, not a reformulation)."""
+    return {split: {key: sum(job.agent.get(key, 0) for job in jobs) for key in AGENT_COUNTS}
+            for (stage, split), jobs in sorted(stats.items()) if stage == "agent_search" and jobs}
+
+
 def over_limit(failures: dict, limits: dict) -> list[str]:
     """One line per split of a stage whose failed fraction exceeds the stage's limit."""
     lines = []
@@ -197,7 +209,8 @@ def run_gate(stats_files: dict[tuple[str, str], list[str]], settings: dict, out_
     failures = collect_failures(stats)
     problems = check_limits(failures, settings["limits"], settings["accept"], journal_dir)
     record = {"stages": failures, "limits": settings["limits"], "over_limit": problems,
-              "accepted": bool(problems) and settings["accept"], "tokens": collect_tokens(stats)}
+              "accepted": bool(problems) and settings["accept"], "tokens": collect_tokens(stats),
+              "agent": collect_agent(stats)}
     write_json_atomic(out_path, record)
     return record
 

@@ -4,8 +4,10 @@
   examples/bm25_dev.trec (`baseline_run`), every count of the card, sha256 of every input (inputs.json)
   and of every code, prompt and env file, the LLM model and server identity, the config used, the grading
   failures, the LLM failures per stage and split (`failures`, with the grade constraint paths of each
-  split), the LLM tokens per stage and the downstream comparison (`downstream`: irdata/downstream/compare.py;
-  null when not run). Sorted keys, no timestamps, no absolute paths: identical inputs give identical bytes.
+  split), the LLM tokens per stage, what the search agent did per split (`agent`: its searches,
+  reformulations and copies of the prompt's example query) and the downstream comparison (`downstream`:
+  irdata/downstream/compare.py; null when not run). Sorted keys, no timestamps, no absolute paths:
+  identical inputs give identical bytes.
 - SHA256SUMS: GNU `sha256sum` format (`<hex>  <relative path>`), sorted by path, every file of the
   package but itself; `sha256sum -c --strict SHA256SUMS` passes in the package folder.
 - Release ledger: a JSON file outside Snakemake's outputs (Snakemake deletes outputs before a
@@ -109,6 +111,7 @@ def build_manifest(stats: dict, version: str, repo_id: str, inputs: dict, identi
         "grading_failures": grading_failures(stats),
         "failures": llm_failures(failures),
         "tokens": llm_tokens(failures),
+        "agent": failures.get("agent") if failures else None,
         "audit": audit,
         "downstream": downstream,
         "human_audit": human_audit,
