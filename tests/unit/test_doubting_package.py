@@ -581,6 +581,12 @@ print(json.dumps(out))
     proc = subprocess.run([sys.executable, str(pkg / "examples/evaluate.py"), "--qrels",
                            str(pkg / "trec/dev.strict.qrels"), "--run", str(run)], capture_output=True, text=True)
     assert proc.returncode == 1 and "nothing was evaluated" in proc.stderr
+    # an empty train split exports an empty file, and says why it is empty
+    proc = subprocess.run([sys.executable, str(pkg / "examples/evaluate.py"), "--export-train-qrels",
+                           str(tmp_path / "train.qrels"), "--package", str(pkg)], capture_output=True, text=True,
+                          check=True)
+    said = "the qrels train split of this build has no rows"
+    assert (said in proc.stdout) == ("qrels/train" in empty) and (tmp_path / "train.qrels").exists()
 
 
 def test_datasets_cache_of_a_rebuilt_folder(tmp_path):
@@ -772,6 +778,17 @@ def test_evaluate_refuses_a_run_of_other_queries_and_an_impossible_min_rel(synth
     proc = subprocess.run([sys.executable, script, "--qrels", strict, "--run", str(good), "--min-rel", "4"],
                           capture_output=True, text=True)
     assert proc.returncode == 1 and "no query has a pair of grade >= 4" in proc.stderr
+    # the card's my_run.trec stands for the user's run: a missing one is named as such, and so is a missing qrels
+    proc = subprocess.run([sys.executable, script, "--qrels", strict, "--run", "my_run.trec"], capture_output=True,
+                          text=True, cwd=tmp_path)
+    assert proc.returncode == 1 and proc.stderr.startswith("my_run.trec: no such file. The run is yours")
+    assert "examples/bm25_dev.trec is one to try" in proc.stderr and "Traceback" not in proc.stderr
+    proc = subprocess.run([sys.executable, script, "--qrels", "nope.qrels", "--run", str(good)], capture_output=True,
+                          text=True, cwd=tmp_path)
+    assert proc.returncode == 1 and proc.stderr.startswith("nope.qrels: cannot be read (No such file or directory)")
+    proc = subprocess.run([sys.executable, script, "--export-train-qrels", "t.qrels", "--package", "."],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 1 and "qrels/train.parquet: no such file: --package names the release" in proc.stderr
     proc = subprocess.run([sys.executable, script, "--qrels", strict, "--run", str(good), "--per-query", "-"],
                           capture_output=True, text=True, check=True)
     assert proc.stdout.startswith("query_id\tMRR@10\tnDCG@10\tRecall@100\n") and "MRR@10\t" in proc.stdout

@@ -26,6 +26,7 @@ import argparse
 import gzip
 import json
 import math
+import os
 import sys
 import zlib
 from collections import defaultdict
@@ -43,8 +44,11 @@ class FormatError(ValueError):
 
 def _lines(path):
     """(number, text) of each line of a UTF-8 text file, gzip-compressed or not (as ir_measures reads a run)."""
-    with open(path, "rb") as fh:
-        packed = fh.read(2) == b"\x1f\x8b"
+    try:
+        with open(path, "rb") as fh:
+            packed = fh.read(2) == b"\x1f\x8b"
+    except OSError as exc:
+        raise FormatError(path, f"cannot be read ({exc.strerror})") from None
     number = 0
     try:
         with (gzip.open(path, "rb") if packed else open(path, "rb")) as fh:
@@ -171,7 +175,10 @@ def evaluate(qrels, run, min_rel=MIN_REL, per_query=None):
 def export_train_qrels(package, out):
     import pyarrow.parquet as pq
 
-    table = pq.read_table(Path(package) / "qrels" / "train.parquet", columns=["query_id", "passage_id", "grade"])
+    path = Path(package) / "qrels" / "train.parquet"
+    if not path.is_file():
+        raise FormatError(path, "no such file: --package names the release folder (the one holding MANIFEST.json)")
+    table = pq.read_table(path, columns=["query_id", "passage_id", "grade"])
     n = 0
     with open(out, "w", encoding="utf-8", newline="\n") as fh:
         for batch in table.to_batches(max_chunksize=1 << 16):
@@ -194,15 +201,25 @@ def main(argv=None):
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     args = parser.parse_args(argv)
     if args.export_train_qrels:
-        n = export_train_qrels(args.package, args.export_train_qrels)
-        print(f"wrote {n} qrels to {args.export_train_qrels}")
+        try:
+            n = export_train_qrels(args.package, args.export_train_qrels)
+        except FormatError as error:
+            sys.exit(str(error))
+        print(f"wrote {n} qrels to {args.export_train_qrels}" + (
+            "" if n else ": the qrels train split of this build has no rows (MANIFEST.json rows; the card's "
+            "Contents says why), so the file is empty"))
         return
     if not (args.qrels and args.run):
         parser.error("give --qrels and --run, or --export-train-qrels")
     per_query = {} if args.per_query else None
     counts = {}
     try:
-        qrels, run = read_qrels(args.qrels), read_run(args.run, counts)
+        qrels = read_qrels(args.qrels)
+        if not os.path.exists(args.run):
+            raise FormatError(args.run, "no such file. The run is yours: a TREC run of the dev queries, one line "
+                              "`query_id Q0 passage_id rank score tag` a retrieved passage (the card's my_run.trec "
+                              "stands for it); examples/bm25_dev.trec is one to try")
+        run = read_run(args.run, counts)
     except FormatError as error:
         sys.exit(str(error))
     result = evaluate(qrels, run, args.min_rel, per_query)
