@@ -67,7 +67,8 @@ DS_TRAIN, DS_ENCODE, DS_COMPARE = {"downstream_train"}, {"downstream_encode"}, {
 DS_JOBS = DS_TRAIN | DS_ENCODE | DS_EVAL | DS_COMPARE  # the jobs of each base model
 MINING = {"mine_negatives", "package_44b"}
 RAW_INPUT = {"validate_msmarco_inputs"} | RELEASE
-CARD = ("version", "title", "ids_refer_to", "corpus_description", "license", "license_note", "paper", "repo_id")
+CARD = ("version", "title", "ids_refer_to", "corpus_description", "license", "license_note", "paper", "repo_id",
+        "on_hub")
 AGENT_BUDGET = ("max_proposals", "max_turns", "max_tool_calls", "max_calls_per_turn", "max_protocol_errors",
                 "results_per_search", "max_page", "snippet_chars", "max_action_tokens", "max_context_chars",
                 "tool_choice", "accept_cited_ids")
@@ -96,7 +97,7 @@ EXPECTED = {
        for split in ("train", "dev") for key in ("default", "default_description", "batches")},
     **{f"doubting.{key}": {"package"} | RELEASE for key in ("package_dir", "release_ledger")},
     **{f"doubting.audit.{key}": {"audit_labels"} | RELEASE
-       for key in ("qrels", "queries", "grading", "per_grade", "missing_passages")},
+       for key in ("qrels", "queries", "grades_from", "grading", "per_grade", "missing_passages")},
     # and the random run's order, and the human audit's sample
     "doubting.audit.seed": {"audit_labels", "audit_runs", "human_audit_sheet"} | RELEASE,
     **{f"doubting.audit.human.{key}": {"human_audit_sheet"} | RELEASE for key in ("sample_queries", "split")},
@@ -165,9 +166,10 @@ EXPECTED = {
     "eval44b.finetune.bi_encoder.scale": {"fine_tune_44b_bi_encoder"},
     "eval44b.unresolvable_schemes": {"package_44b"},
     # what the card and croissant.json say the release is
-    **{f"eval44b.{key}": {"package_44b"} for key in ("repo_id", "ids_refer_to", "corpus_description", "license",
-                                                      "license_note", "citation")},
-    "eval44b.release": {"publish_44b"},  # the folder it publishes to, like doubting.package_dir
+    **{f"eval44b.{key}": {"package_44b"} for key in ("repo_id", "on_hub", "ids_refer_to", "corpus_description",
+                                                      "license", "license_note", "citation")},
+    # the folder it publishes to, like doubting.package_dir, from which its card loads a build not on the Hub
+    "eval44b.release": {"publish_44b", "package_44b"},
 }
 
 # values for keys whose schema does not say enough to perturb them
