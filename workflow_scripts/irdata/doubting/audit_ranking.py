@@ -29,6 +29,13 @@ from .examples import evaluate
 
 # the workflow's own runs, in this order (irdata.retrieval.audit_runs writes one TREC file each)
 OWN_RUNS = ("bm25", "dense", "hybrid_rrf", "random")
+
+
+def own_run_name(name: str) -> str:
+    """The name of one of the workflow's own runs (OWN_RUNS) in the ranking."""
+    return f"workflow:{name}"
+
+
 DEPTH = 100  # Recall@100 is the deepest measure evaluate.py reports
 MEASURES = evaluate.MEASURES
 MIN_REL = evaluate.MIN_REL
@@ -46,7 +53,7 @@ def run_files(paths: list[str]) -> list[str]:
 
 def named_runs(own: dict[str, str], configured: list[str]) -> dict[str, str]:
     """{run name: file}: the own runs as `workflow:<name>`, a configured one by its file name."""
-    runs = {f"workflow:{name}": str(path) for name, path in own.items()}
+    runs = {own_run_name(name): str(path) for name, path in own.items()}
     for path in configured:
         name = Path(path).name
         if name in runs:

@@ -21,6 +21,7 @@ from ..grade_scale import GRADES
 from ..grading_modes import grading_mode
 from . import baseline_run
 from .assemble import CONFIG_SPLITS, TREC_GRADED, TREC_STRICT
+from .audit_ranking import own_run_name
 from .card_parts import (
     audit_grades_from,
     audit_text,
@@ -253,7 +254,7 @@ def label_warning(manifest: dict, model: str) -> str:
     if total:
         text += f" and grade {grade} to {count(n)} of the {count(total)} graded proposals"
     ranking = audit.get("system_ranking")
-    random_run = next((r for r in (ranking or {}).get("runs", []) if r["name"] == "random"), None)
+    random_run = next((r for r in (ranking or {}).get("runs", []) if r["name"] == own_run_name("random")), None)
     if random_run is not None:
         measure = "nDCG@10"
         place = 1 + sum(r["model"][measure] > random_run["model"][measure] for r in ranking["runs"])
