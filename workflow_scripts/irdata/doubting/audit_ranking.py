@@ -31,15 +31,15 @@ from .examples import evaluate
 OWN_RUNS = ("bm25", "dense", "hybrid_rrf", "random")
 
 
-def own_run_name(name: str) -> str:
-    """The name of one of the workflow's own runs (OWN_RUNS) in the ranking."""
-    return f"workflow:{name}"
-
-
 DEPTH = 100  # Recall@100 is the deepest measure evaluate.py reports
 MEASURES = evaluate.MEASURES
 MIN_REL = evaluate.MIN_REL
 TIE_DIGITS = 12  # far above a mean's float error, far below a real difference of two runs' means
+
+
+def own_run_name(name: str) -> str:
+    """The name of one of the workflow's own runs (OWN_RUNS) in the ranking."""
+    return f"workflow:{name}"
 
 
 def run_files(paths: list[str]) -> list[str]:
