@@ -29,8 +29,6 @@ from .examples import evaluate
 
 # the workflow's own runs, in this order (irdata.retrieval.audit_runs writes one TREC file each)
 OWN_RUNS = ("bm25", "dense", "hybrid_rrf", "random")
-
-
 DEPTH = 100  # Recall@100 is the deepest measure evaluate.py reports
 MEASURES = evaluate.MEASURES
 MIN_REL = evaluate.MIN_REL
