@@ -1,0 +1,58 @@
+"""The files and folders a config names as inputs, each with the config key that names it, so that a missing
+one is refused at planning in one line per file that names the key to fix, before Snakemake would name only
+the file (in a MissingInputException of some rule).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+# the MS MARCO-format input files of a Doubting section (doubting.source.format: msmarco)
+MSMARCO_FILE_KEYS = ("collection", "train_queries", "train_qrels", "dev_queries", "dev_qrels", "dev_answers")
+# what a BEIR folder holds besides its qrels/<split>.tsv files
+BEIR_FILES = ("corpus.jsonl", "queries.jsonl")
+
+
+def _listed(key: str, paths) -> list[tuple[str, str]]:
+    return [(f"{key}[{i}]", str(path)) for i, path in enumerate(paths)]
+
+
+def _beir_folder(key: str, folder: str, splits: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The folder's corpus and queries under `key`, and each (split key, split)'s qrels file under its key."""
+    return ([(key, str(Path(folder) / name)) for name in BEIR_FILES]
+            + [(split_key, str(Path(folder) / "qrels" / f"{split}.tsv")) for split_key, split in splits])
+
+
+def doubting_input_paths(doubting: dict) -> list[tuple[str, str]]:
+    """(key relative to the Doubting section, path) of every input file it names: its source's files, the
+    audit's qrels, queries, runs (a folder stands for its files) and filled sheets, and the downstream
+    comparison's BEIR evaluation sets."""
+    source = doubting["source"]
+    if source["format"] == "beir":
+        out = _beir_folder("source.folder", source["folder"],
+                           [("source.train_split", source["train_split"]), ("source.dev_split", source["dev_split"])])
+        out += _listed("source.heldout_queries", source["heldout_queries"])
+    else:
+        out = [(key, doubting[key]) for key in MSMARCO_FILE_KEYS] + _listed("heldout_queries",
+                                                                             doubting["heldout_queries"])
+    audit = doubting["audit"]
+    out += [(f"audit.{key}", audit[key]) for key in ("qrels", "queries") if audit[key]]
+    out += _listed("audit.runs", audit["runs"]) + _listed("audit.human.sheets", audit["human"]["sheets"])
+    downstream = doubting["downstream"]
+    if downstream["enabled"]:
+        for i, spec in enumerate(downstream["eval_sets"]):
+            key = f"downstream.eval_sets[{i}]"
+            out += _beir_folder(f"{key}.path", spec["path"], [(f"{key}.split", spec["split"])])
+    return out
+
+
+def eval44b_input_paths(eval44b: dict) -> list[tuple[str, str]]:
+    """(key relative to the eval44b section, path) of its input files."""
+    return [(key, eval44b[key]) for key in ("papers", "reviews")]
+
+
+def missing_input_lines(section: str, named: list[tuple[str, str]], folder: Path) -> list[str]:
+    """One line per named path that does not exist (relative paths from the working `folder`):
+    `section.key: path: no such file or folder`."""
+    return [f"{section}.{key}: {path}: no such file or folder" for key, path in named
+            if not (folder / path).exists()]
