@@ -9,4 +9,5 @@ bash tools/install_llama_cpp_server.sh .venv/bin/pip
 # style: the rules with snakefmt, the Python with ruff (both configured in pyproject.toml)
 .venv/bin/snakefmt --check Snakefile rules/
 .venv/bin/ruff check .
-.venv/bin/python -m pytest "$@"
+# two processes, each test file whole in one of them (its module fixtures, such as a shared build, built once)
+.venv/bin/python -m pytest -n 2 --dist loadfile "$@"
