@@ -157,7 +157,7 @@ EXPECTED = {
                                                               "record_timing")},
     **{f"eval44b.scoring.{key}": ARMS for key in ("arms", "cross_encoders", "llm.enabled", "llm.max_queries")},
     **{f"eval44b.finetune.{key}": FINE_TUNES for key in ("base_model", "seed", "threads", "val_queries", "device",
-                                                                   "precision", "mini_batch_size", "gpus", "save_steps")},
+                                                         "precision", "mini_batch_size", "gpus", "save_steps")},
     "eval44b.finetune.batch_size": FINE_TUNES | ARMS,
     **{f"eval44b.finetune.{kind}.{key}": {f"fine_tune_44b_{kind}"}
        for kind in ("cross_encoder", "bi_encoder") for key in FINETUNE_OWN},
