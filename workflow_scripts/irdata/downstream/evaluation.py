@@ -79,7 +79,7 @@ def evaluate_model(store, npy_paths, meta_paths, queries: dict, qrels_sets: dict
 
     from ..passage_store import open_store
     from ..retrieval.dense import load_model, merge_shards, model_settings
-    from ..training.examples import truncate
+    from ..truncation import truncate
 
     encode = settings["encode"]
     torch.set_num_threads(encode["threads"])

@@ -84,7 +84,7 @@ def arm_examples(rows: list[dict], arm: str, queries: dict[str, str], passages, 
                  document_chars: int) -> list[dict]:
     """The fine-tune examples of one arm (irdata.training.examples' format): one per (query, positive), the
     query's text, the positive, then the shared hard negative; texts truncated as the 44b arms truncate."""
-    from ..training.examples import truncate
+    from ..truncation import truncate
 
     if arm not in ARMS:
         raise ValueError(f"downstream arm must be one of {ARMS}, got {arm!r}")

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..training.examples import truncate
+from ..truncation import truncate
 from .metrics import metrics_from_ranks, query_rng
 
 

@@ -21,9 +21,9 @@ from __future__ import annotations
 import logging
 import time
 
-from ..training.examples import truncate
 from ..training.models import checkpoint_folder, save_trained
 from ..training.trainer import KINDS, remove_checkpoints, train
+from ..truncation import truncate
 from .arms import DenseScorer, PairScorer, candidate_keys, score_arm
 
 log = logging.getLogger(__name__)

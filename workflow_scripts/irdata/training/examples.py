@@ -13,11 +13,6 @@ import hashlib
 import random
 
 
-def truncate(text: str, chars: int) -> str:
-    """The first `chars` characters (0: the whole text), as training and scoring read texts."""
-    return text[:chars] if chars else text
-
-
 def _sample(example: dict, k: int, seed: int) -> list[str]:
     negatives = example["docs"][1:]
     if k < len(negatives):
