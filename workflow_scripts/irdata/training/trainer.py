@@ -11,8 +11,8 @@
 AdamW (weight decay 0.01), linear warm-up over `warmup_share` of the planned steps, then linear decay; `seed`
 seeds the model's new weights, dropout and the batch order; on the CPU torch runs deterministic algorithms on
 `threads` threads, so the same inputs and settings give byte-identical models. `precision` bf16 or fp16 trains in
-mixed precision where the device has it (refused elsewhere). `gpus` > 1 needs the job launched by torchrun
-(irdata.training.launch); the trainer then runs data-parallel.
+mixed precision where the device has it (refused elsewhere). `gpus` > 1 needs the job started under torchrun
+with that many processes (the trainer then runs data-parallel); otherwise it is refused.
 
 With a `checkpoint_dir` the trainer saves a checkpoint every `save_steps` steps and a job started again resumes
 from the last whole one (optimizer, schedule, random states, batch position and the evaluation record); the
@@ -58,6 +58,14 @@ def check_precision(settings: dict) -> str:
     if precision == "bf16" and on_cuda and not (torch.cuda.is_available() and torch.cuda.is_bf16_supported()):
         raise ValueError(f"precision bf16: device {device!r} has no bf16 support: set precision fp16 or fp32")
     return precision
+
+
+def check_gpus(settings: dict) -> None:
+    """gpus above 1 only where torchrun started as many processes (WORLD_SIZE), each with its GPU."""
+    gpus, world = settings.get("gpus") or 1, int(os.environ.get("WORLD_SIZE", "1"))
+    if gpus > 1 and world != gpus:
+        raise ValueError(f"training gpus {gpus}: the job runs {world} process(es), not under torchrun with {gpus}; "
+                         "set gpus: 1 (several GPUs a job are not launched by the workflow yet)")
 
 
 def load_base(kind: str, settings: dict):
@@ -194,6 +202,7 @@ def train(kind: str, dataset, settings: dict, evaluate=None, checkpoint_dir=None
     checkpoint_dir: where checkpoints go (resumed from when it holds some of this training); None keeps none."""
     if kind not in KINDS:
         raise ValueError(f"unknown fine-tune kind {kind!r}; expected one of {KINDS}")
+    check_gpus(settings)
     with torch_settings(settings):
         return _train(kind, dataset, settings, evaluate, checkpoint_dir)
 
