@@ -126,15 +126,31 @@ def test_the_cached_loss_takes_over_when_the_batch_exceeds_the_mini_batch(tiny):
     assert planned_steps({"batch_queries": 8, "epochs": 2, "max_steps": 4}, 20) == 4
 
 
-def test_several_gpus_outside_torchrun_are_refused(monkeypatch):
+def test_several_processes_train_data_parallel_under_torchrun(tiny, tmp_path):
+    """gpus 2 on the CPU: the job starts two torchrun processes (gloo), rank 0 saves, the job reads the model."""
+    from irdata.downstream.training import train_arm
+    from unit.test_downstream import PASSAGES, SETTINGS, TRAIN, rows
+
+    settings = {**SETTINGS, "base_model": tiny, "steps": 4, "gpus": 2, "save_steps": 2}
+    model, report = train_arm("release", rows(False), TRAIN, PASSAGES, settings, tmp_path / "ck")
+    assert report["steps"] == 4 and [e["step"] for e in report["evaluations"]] == [4]
+    assert sorted(p.name for p in (tmp_path / "ck").glob("checkpoint-*")) == ["checkpoint-2", "checkpoint-4"]
+    model.save(str(tmp_path / "trained"), create_model_card=False)
+    assert model_fingerprint(str(tmp_path / "trained")) != model_fingerprint(tiny)
+
+
+def test_several_gpus_are_refused_where_they_cannot_work(monkeypatch):
     from irdata.training.trainer import check_gpus
 
     monkeypatch.delenv("WORLD_SIZE", raising=False)
-    check_gpus({"gpus": 1})
-    with pytest.raises(ValueError, match="not under torchrun with 2"):
-        check_gpus({"gpus": 2})
-    monkeypatch.setenv("WORLD_SIZE", "2")
-    check_gpus({"gpus": 2})
+    check_gpus({"gpus": 1, "batch_queries": 3})
+    with pytest.raises(ValueError, match="validation-based selection"):
+        check_gpus({"gpus": 2, "batch_queries": 8}, evaluate=lambda m: {})
+    with pytest.raises(ValueError, match="does not split over gpus 2"):
+        check_gpus({"gpus": 2, "batch_queries": 7})
+    monkeypatch.setenv("WORLD_SIZE", "3")
+    with pytest.raises(ValueError, match="torchrun started 3 processes"):
+        check_gpus({"gpus": 2, "batch_queries": 8})
 
 
 def test_a_precision_the_device_lacks_is_refused():

@@ -88,6 +88,8 @@ class BestCheckpoint(TrainerCallback):
 
         from ..atomic import write_json_atomic
 
+        if not state.is_world_process_zero:  # under torchrun the first process writes the checkpoint
+            return
         folder = Path(args.output_dir) / f"checkpoint-{state.global_step}"
         if self.best_state is not None:
             torch.save(self.best_state, folder / BEST_FILE)

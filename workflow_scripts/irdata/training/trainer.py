@@ -11,8 +11,10 @@
 AdamW (weight decay 0.01), linear warm-up over `warmup_share` of the planned steps, then linear decay; `seed`
 seeds the model's new weights, dropout and the batch order; on the CPU torch runs deterministic algorithms on
 `threads` threads, so the same inputs and settings give byte-identical models. `precision` bf16 or fp16 trains in
-mixed precision where the device has it (refused elsewhere). `gpus` > 1 needs the job started under torchrun
-with that many processes (the trainer then runs data-parallel); otherwise it is refused.
+mixed precision where the device has it (refused elsewhere). With `gpus` > 1 the job starts the training under
+torchrun, one process a GPU (irdata.training.worker), data-parallel: each process takes `batch_queries / gpus`
+examples a step and the bi-encoder's loss gathers the embeddings of all of them, so a step means what it means on
+one GPU; the validation-based selection of the 44b fine-tunes trains on one.
 
 With a `checkpoint_dir` the trainer saves a checkpoint every `save_steps` steps and a job started again resumes
 from the last whole one (optimizer, schedule, random states, batch position and the evaluation record); the
@@ -60,12 +62,25 @@ def check_precision(settings: dict) -> str:
     return precision
 
 
-def check_gpus(settings: dict) -> None:
-    """gpus above 1 only where torchrun started as many processes (WORLD_SIZE), each with its GPU."""
-    gpus, world = settings.get("gpus") or 1, int(os.environ.get("WORLD_SIZE", "1"))
-    if gpus > 1 and world != gpus:
-        raise ValueError(f"training gpus {gpus}: the job runs {world} process(es), not under torchrun with {gpus}; "
-                         "set gpus: 1 (several GPUs a job are not launched by the workflow yet)")
+def gpus_of(settings: dict) -> int:
+    return settings.get("gpus") or 1
+
+
+def world_size() -> int:
+    """Processes of this training (torchrun's WORLD_SIZE; 1 outside it)."""
+    return int(os.environ.get("WORLD_SIZE", "1"))
+
+
+def check_gpus(settings: dict, evaluate=None) -> None:
+    gpus = gpus_of(settings)
+    if gpus > 1 and evaluate is not None:
+        raise ValueError(f"training gpus {gpus}: the validation-based selection (the 44b fine-tunes) trains on one "
+                         "GPU; set eval44b.finetune.gpus: 1")
+    if gpus > 1 and settings["batch_queries"] % gpus:
+        raise ValueError(f"training batch_queries {settings['batch_queries']} does not split over gpus {gpus}: "
+                         "make it a multiple")
+    if world_size() not in (1, gpus):
+        raise ValueError(f"training gpus {gpus}, but torchrun started {world_size()} processes")
 
 
 def load_base(kind: str, settings: dict):
@@ -107,9 +122,11 @@ def make_loss(kind: str, model, settings: dict):
     from sentence_transformers.sentence_transformer import losses
 
     scale = settings.get("scale", 20.0)
+    gather = world_size() > 1  # in-batch negatives from every process's share of the step
     if cached:
-        return losses.CachedMultipleNegativesRankingLoss(model, scale=scale, mini_batch_size=mini)
-    return losses.MultipleNegativesRankingLoss(model, scale=scale)
+        return losses.CachedMultipleNegativesRankingLoss(model, scale=scale, mini_batch_size=mini,
+                                                         gather_across_devices=gather)
+    return losses.MultipleNegativesRankingLoss(model, scale=scale, gather_across_devices=gather)
 
 
 def planned_steps(settings: dict, examples: int) -> int:
@@ -124,7 +141,7 @@ def training_arguments(kind: str, settings: dict, output_dir: str, steps: int, c
 
     precision = check_precision(settings)
     common = dict(
-        output_dir=output_dir, per_device_train_batch_size=settings["batch_queries"], max_steps=steps,
+        output_dir=output_dir, per_device_train_batch_size=settings["batch_queries"] // world_size(), max_steps=steps,
         num_train_epochs=settings.get("epochs", 1), learning_rate=settings["learning_rate"], weight_decay=0.01,
         warmup_steps=int(settings["warmup_share"] * steps), lr_scheduler_type="linear", optim="adamw_torch",
         seed=settings["seed"], data_seed=settings["seed"], bf16=precision == "bf16", fp16=precision == "fp16",
@@ -202,7 +219,11 @@ def train(kind: str, dataset, settings: dict, evaluate=None, checkpoint_dir=None
     checkpoint_dir: where checkpoints go (resumed from when it holds some of this training); None keeps none."""
     if kind not in KINDS:
         raise ValueError(f"unknown fine-tune kind {kind!r}; expected one of {KINDS}")
-    check_gpus(settings)
+    check_gpus(settings, evaluate)
+    if gpus_of(settings) > 1 and world_size() == 1:
+        from .worker import launch
+
+        return launch(kind, dataset, settings, checkpoint_dir)
     with torch_settings(settings):
         return _train(kind, dataset, settings, evaluate, checkpoint_dir)
 
@@ -217,7 +238,12 @@ def _train(kind, dataset, settings, evaluate, checkpoint_dir):
     selection = BestCheckpoint(evaluate, settings.get("eval_every") or 0, settings.get("patience") or 1, kind)
     with tempfile.TemporaryDirectory(prefix="irdata-train-") as scratch:
         folder = Path(checkpoint_dir) if checkpoint_dir else Path(scratch)
-        resume = prepare_checkpoints(folder, fingerprint(kind, dataset, settings)) if checkpoint_dir else None
+        if not checkpoint_dir:
+            resume = None
+        elif world_size() > 1:  # the launching job prepared the folder (worker.launch)
+            resume = last_checkpoint(folder)
+        else:
+            resume = prepare_checkpoints(folder, fingerprint(kind, dataset, settings))
         if resume is not None:
             log.info("resuming %s from %s", kind, resume)
             selection.restore(resume)
