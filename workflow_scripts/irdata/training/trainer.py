@@ -249,9 +249,15 @@ def _train(kind, dataset, settings, evaluate, checkpoint_dir):
             selection.restore(resume)
         args = training_arguments(kind, settings, str(folder), steps, checkpoint_dir is not None)
         if kind == "cross_encoder":
-            from sentence_transformers import CrossEncoderTrainer as Trainer
+            from sentence_transformers import CrossEncoderTrainer as LibraryTrainer
         else:
-            from sentence_transformers import SentenceTransformerTrainer as Trainer
+            from sentence_transformers import SentenceTransformerTrainer as LibraryTrainer
+
+        class Trainer(LibraryTrainer):
+            def add_model_card_callback(self, default_args_dict):
+                """No model card is saved (it would carry dates), so nothing is gathered for one (the library's
+                documented way to drop it): no widget examples drawn from the training set."""
+
         trainer = Trainer(model=model, args=args, train_dataset=dataset, loss=make_loss(kind, model, settings),
                           callbacks=[selection])
         trainer.remove_callback(PrinterCallback)  # a line a step; the callback logs the evaluation points
