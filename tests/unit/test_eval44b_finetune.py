@@ -8,8 +8,9 @@ import pytest
 
 from irdata.atomic import write_jsonl_atomic
 from irdata.eval44b.arms import score_arm
-from irdata.eval44b.finetune import MODEL_FILES, fine_tune, run_fine_tune, save_model, training_examples
+from irdata.eval44b.finetune import fine_tune, run_fine_tune, training_examples
 from irdata.retrieval.dense import model_fingerprint
+from irdata.training.models import MODEL_FILES, save_model
 from unit.eval44b_tiny import tiny_sentence_transformer
 
 TOPICS = [

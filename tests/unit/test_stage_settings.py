@@ -111,7 +111,7 @@ EXPECTED = {
     "doubting.downstream.negative_depth": {"downstream_training_set"} | RELEASE,
     **{f"doubting.downstream.{key}": DS_TRAIN | DS_COMPARE | RELEASE
        for key in ("seed", "steps", "batch_queries", "learning_rate", "warmup_share", "scale", "document_chars",
-                   "record_timing")},
+                   "record_timing", "precision", "mini_batch_size", "gpus", "save_steps")},
     **{f"doubting.downstream.{key}": DS_JOBS | RELEASE for key in ("threads", "device", "max_length")},
     "doubting.downstream.query_chars": DS_TRAIN | DS_EVAL | DS_COMPARE | RELEASE,
     "doubting.downstream.batch_size": DS_ENCODE | DS_EVAL | RELEASE,
@@ -157,7 +157,8 @@ EXPECTED = {
     **{f"eval44b.scoring.{key}": ARMS | FINE_TUNES for key in ("query_chars", "document_chars", "seed",
                                                               "record_timing")},
     **{f"eval44b.scoring.{key}": ARMS for key in ("arms", "cross_encoders", "llm.enabled", "llm.max_queries")},
-    **{f"eval44b.finetune.{key}": FINE_TUNES for key in ("base_model", "seed", "threads", "val_queries")},
+    **{f"eval44b.finetune.{key}": FINE_TUNES for key in ("base_model", "seed", "threads", "val_queries", "device",
+                                                         "precision", "mini_batch_size", "gpus", "save_steps")},
     "eval44b.finetune.batch_size": FINE_TUNES | ARMS,
     **{f"eval44b.finetune.{kind}.{key}": {f"fine_tune_44b_{kind}"}
        for kind in ("cross_encoder", "bi_encoder") for key in FINETUNE_OWN},

@@ -77,9 +77,9 @@ def evaluate_model(store, npy_paths, meta_paths, queries: dict, qrels_sets: dict
     settings), query_chars."""
     import torch
 
-    from ..eval44b.arms import truncate
     from ..passage_store import open_store
     from ..retrieval.dense import load_model, merge_shards, model_settings
+    from ..truncation import truncate
 
     encode = settings["encode"]
     torch.set_num_threads(encode["threads"])

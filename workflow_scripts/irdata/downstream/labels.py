@@ -82,9 +82,9 @@ def training_rows(labels: dict, negatives: dict[str, str]) -> list[dict]:
 
 def arm_examples(rows: list[dict], arm: str, queries: dict[str, str], passages, query_chars: int,
                  document_chars: int) -> list[dict]:
-    """The fine-tune examples of one arm (irdata.eval44b.finetune's format): one per (query, positive), the
+    """The fine-tune examples of one arm (irdata.training.examples' format): one per (query, positive), the
     query's text, the positive, then the shared hard negative; texts truncated as the 44b arms truncate."""
-    from ..eval44b.arms import truncate
+    from ..truncation import truncate
 
     if arm not in ARMS:
         raise ValueError(f"downstream arm must be one of {ARMS}, got {arm!r}")

@@ -15,7 +15,8 @@ MODELS = ("base", *ARMS)  # what is evaluated: the base model and the two traine
 # encoding is this stage's own: its model, not the workflow's)
 INDEX_KEYS = (*(k for k in DENSE_INDEX_KEYS if k not in ("model", "normalize", "max_seq_length", "recall_queries")),
               "ef_search", "ivf_nprobe")
-TRAIN_KEYS = ("seed", "threads", "device", "steps", "batch_queries", "learning_rate", "warmup_share", "scale",
+TRAIN_KEYS = ("seed", "threads", "device", "precision", "mini_batch_size", "gpus", "save_steps",
+              "steps", "batch_queries", "learning_rate", "warmup_share", "scale",
               "max_length", "query_chars", "document_chars", "record_timing")
 
 

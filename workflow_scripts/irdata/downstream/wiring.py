@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..doubting.release_files import TREC_STRICT
-from ..eval44b.finetune import MODEL_FILES
 from ..shards import size_shard_count
+from ..training.models import MODEL_FILES
 from .stages import ARMS, DS, MODELS, collections, eval_sets, model_dir
 
 MSMARCO = "msmarco"  # the evaluation collection that is the workflow's own MS MARCO store

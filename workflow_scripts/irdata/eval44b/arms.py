@@ -27,11 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..truncation import truncate
 from .metrics import metrics_from_ranks, query_rng
-
-
-def truncate(text: str, chars: int) -> str:
-    return text[:chars] if chars else text
 
 
 def candidate_keys(row) -> list[str]:

@@ -4,7 +4,7 @@ the per-split files. Plain functions of the config, so that the rules only name 
 from __future__ import annotations
 
 from ..retrieval.layout import index_dir, index_files
-from .finetune import MODEL_FILES
+from ..training.models import MODEL_FILES
 from .stages import E44, FINETUNED_ARMS, miner_has_own_index, model_dir
 
 # the release as package_44b stages it, by output name
