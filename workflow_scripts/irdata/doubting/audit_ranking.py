@@ -26,18 +26,12 @@ import pandas as pd
 from ..atomic import write_json_atomic
 from ..errors import InputError
 from .examples import evaluate
+from .own_runs import OWN_RUNS, own_run_name
 
-# the workflow's own runs, in this order (irdata.retrieval.audit_runs writes one TREC file each)
-OWN_RUNS = ("bm25", "dense", "hybrid_rrf", "random")
 DEPTH = 100  # Recall@100 is the deepest measure evaluate.py reports
 MEASURES = evaluate.MEASURES
 MIN_REL = evaluate.MIN_REL
 TIE_DIGITS = 12  # far above a mean's float error, far below a real difference of two runs' means
-
-
-def own_run_name(name: str) -> str:
-    """The name of one of the workflow's own runs (OWN_RUNS) in the ranking."""
-    return f"workflow:{name}"
 
 
 def run_files(paths: list[str]) -> list[str]:

@@ -21,7 +21,6 @@ from ..grade_scale import GRADES
 from ..grading_modes import grading_mode
 from . import baseline_run
 from .assemble import CONFIG_SPLITS, TREC_GRADED, TREC_STRICT
-from .audit_ranking import own_run_name
 from .card_parts import (
     audit_grades_from,
     audit_text,
@@ -31,6 +30,7 @@ from .card_parts import (
     schema_table,
 )
 from .hub_metadata import declared_configs, front_matter
+from .own_runs import own_run_name
 
 MSMARCO_V1 = "msmarco-v1"
 # the keys of the config's `doubting` section the card reads (schemas/doubting.schema.yaml)
