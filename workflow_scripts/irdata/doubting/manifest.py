@@ -199,6 +199,13 @@ def _differences(recorded, current, path=()) -> list[tuple[str, object, object]]
     return [] if recorded == current else [(".".join(path), recorded, current)]
 
 
+def planned_version_differences(path, version: str, config: dict) -> list[tuple[str, object, object]]:
+    """(key path, recorded value, current value) of each config key in which building `config` as `version`
+    differs from the config the release ledger at `path` records for it; empty when it records none."""
+    recorded = read_ledger(path)["releases"].get(version, {}).get("config")
+    return [] if recorded is None else _differences(recorded, config)
+
+
 def planned_version_conflict(path, version: str, config: dict, shown: int = 3) -> str | None:
     """At planning, before any stage runs: why building `config` (MANIFEST.json's config, config_used) as
     `version` would be refused, or None. MANIFEST.json records that config, so a version recorded with
