@@ -51,21 +51,6 @@ include: "rules/eval44b.smk"
 include: "rules/report.smk"
 
 
-# One target per release: `snakemake doubting` builds every declared Doubting build, `snakemake <name>` one of
-# them (README.md, "Several builds"), `snakemake eval44b` the 44b Eval; `all`, the default, builds them all.
-def build_targets(build):
-    """What `snakemake <build>` builds: its input check, its published release and its report figures and tables."""
-    return [
-        path.format(build=build)
-        for path in (
-            DOUBTING_INPUTS_CHECKED,  # first: for other input paths, plans the input check again
-            *rules.package.output,
-            *rules.report_doubting.output,
-            *(rules.report_downstream.output if BUILDS[build]["doubting"]["downstream"]["enabled"] else []),
-        )
-    ]
-
-
 for _build in BUILDS:
 
     rule:

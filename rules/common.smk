@@ -1,4 +1,5 @@
 # Shared wiring helpers: paths, shard lists, and the settings and code params that drive rerun decisions.
+import functools
 import inspect
 import os
 import re
@@ -10,6 +11,10 @@ sys.path.insert(0, str(Path(workflow.basedir) / "workflow_scripts"))
 from snakemake.common import overwrite_function_params
 
 from irdata.logs import TRACEBACK_ENV as _TRACEBACK_ENV
+from irdata.beir_inputs import source_input_paths as _source_input_paths
+from irdata.doubting import wiring as _doubting
+from irdata.doubting.human_audit import sheet_inputs as _human_audit_sheet_inputs
+from irdata.doubting.manifest import code_files as _code_files
 from irdata.doubting.audit_ranking import OWN_RUNS as AUDIT_OWN_RUNS, run_files as _audit_run_files
 from irdata.config_check import CONFIG_SECTIONS, ConfigError
 from irdata.builds import SHARED_SECTIONS as _SHARED_SECTIONS, build_config as _build_config
@@ -328,9 +333,7 @@ def ds_encoded(wildcards, ext):
 
 
 def ds_qrels_sets(wildcards):
-    return _ds.qrels_sets(
-        build_config(wildcards), wildcards.dscoll, DOUBTING_ASSEMBLED, DOUBTING_CHECKED["dev_qrels"]
-    )
+    return _ds.qrels_sets(build_config(wildcards), wildcards.dscoll, DOUBTING_ASSEMBLED, DOUBTING_CHECKED["dev_qrels"])
 
 
 def ds_qrels_grades(wildcards):
@@ -346,3 +349,77 @@ def ds_evaluate_inputs(wildcards):
         build_queries(wildcards.build)["dev"],
         ds_qrels_sets(wildcards),
     )
+
+
+# The input checks, the release and the report of a build (rules/queries.smk, package.smk, report.smk; the
+# targets in the Snakefile)
+def raw_inputs(wildcards):
+    return _source_input_paths(build_config(wildcards))
+
+
+def msmarco_inputs(wildcards):
+    doubting = build_doubting(wildcards)
+    return {
+        "collection": doubting["collection"],
+        "train_queries": doubting["train_queries"],
+        "raw_train_qrels": doubting["train_qrels"],
+        "dev_queries": doubting["dev_queries"],
+        "raw_dev_qrels": doubting["dev_qrels"],
+        "raw_dev_answers": doubting["dev_answers"],
+        "heldout_queries": doubting["heldout_queries"],
+    }
+
+
+def human_audit_sheet_inputs(wildcards):
+    """What the blinded human audit draws from: the dev or the train queries (doubting.audit.human.split)."""
+    return _human_audit_sheet_inputs(
+        build_doubting(wildcards)["audit"]["human"]["split"],
+        DOUBTING_ASSEMBLED,
+        DOUBTING_CHECKED,
+        build_queries(wildcards.build),
+    )
+
+
+def doubting_code_files(build):
+    """The code, prompt, env and schema files whose sha256 MANIFEST.json records (irdata.doubting.manifest)."""
+    return _code_files(workflow.basedir, _doubting.prompt_paths(STAGE, _LLM_RULES, build))
+
+
+def llm_job_stats(wildcards):
+    """The stats file of every LLM job of the build, by rule and split (the release gate's inputs)."""
+    audited = build_doubting(wildcards)["audit"]["qrels"]
+    return _doubting.llm_job_stats(
+        functools.partial(shard_paths, wildcards.build), _LLM_RULES, DOUBTING_AUDIT_STATS if audited else None
+    )
+
+
+def assemble_inputs(wildcards):
+    """assemble's per-shard inputs and the query id files of doubting.acquisition_batches."""
+    return {
+        **_doubting.assemble_shard_inputs(functools.partial(shard_paths, wildcards.build)),
+        "batch_files": _doubting.batch_files(build_doubting(wildcards)["acquisition_batches"]),
+    }
+
+
+def audit_input(key):
+    return lambda wildcards: build_doubting(wildcards)["audit"][key]
+
+
+# each build's figures and tables under its own title (doubting.title)
+def DOUBTING_REPORT_CATEGORY(wildcards):
+    return build_doubting(wildcards)["title"]
+
+
+# One target per release: `snakemake doubting` builds every declared Doubting build, `snakemake <name>` one of
+# them (README.md, "Several builds"), `snakemake eval44b` the 44b Eval; `all`, the default, builds them all.
+def build_targets(build):
+    """What `snakemake <build>` builds: its input check, its published release and its report figures and tables."""
+    return [
+        path.format(build=build)
+        for path in (
+            DOUBTING_INPUTS_CHECKED,  # first: for other input paths, plans the input check again
+            *rules.package.output,
+            *rules.report_doubting.output,
+            *(rules.report_downstream.output if BUILDS[build]["doubting"]["downstream"]["enabled"] else []),
+        )
+    ]

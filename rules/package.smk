@@ -8,12 +8,8 @@
 # from the staged release with -R package. Formats of the per-shard files: workflow_scripts/irdata/shard_files.py.
 
 from irdata.doubting.assemble import assembled_files as _assembled_files
-from irdata.doubting.manifest import code_files as _code_files
 from irdata.doubting.package import release_files as _release_files
-from irdata.doubting.human_audit import sheet_inputs as _human_audit_sheet_inputs
 from irdata.doubting import wiring as _doubting
-
-import functools
 
 DOUBTING_ASSEMBLED = f"{DW}/assembled"
 DOUBTING_STAGED = f"{DW}/release"
@@ -22,41 +18,6 @@ DOUBTING_PUBLISHED = f"{DW}/published.json"
 # the per-shard LLM rules (the audit, when configured, is one job of its own)
 _LLM_RULES = _doubting.llm_rules()
 DOUBTING_AUDIT_STATS = f"{DW}/stats/audit_labels/audit.json"
-
-
-def human_audit_sheet_inputs(wildcards):
-    """What the blinded human audit draws from: the dev or the train queries (doubting.audit.human.split)."""
-    return _human_audit_sheet_inputs(
-        build_doubting(wildcards)["audit"]["human"]["split"],
-        DOUBTING_ASSEMBLED,
-        DOUBTING_CHECKED,
-        build_queries(wildcards.build),
-    )
-
-
-def doubting_code_files(build):
-    """The code, prompt, env and schema files whose sha256 MANIFEST.json records (irdata.doubting.manifest)."""
-    return _code_files(workflow.basedir, _doubting.prompt_paths(STAGE, _LLM_RULES, build))
-
-
-def llm_job_stats(wildcards):
-    """The stats file of every LLM job of the build, by rule and split (the release gate's inputs)."""
-    audited = build_doubting(wildcards)["audit"]["qrels"]
-    return _doubting.llm_job_stats(
-        functools.partial(shard_paths, wildcards.build), _LLM_RULES, DOUBTING_AUDIT_STATS if audited else None
-    )
-
-
-def assemble_inputs(wildcards):
-    """assemble's per-shard inputs and the query id files of doubting.acquisition_batches."""
-    return {
-        **_doubting.assemble_shard_inputs(functools.partial(shard_paths, wildcards.build)),
-        "batch_files": _doubting.batch_files(build_doubting(wildcards)["acquisition_batches"]),
-    }
-
-
-def audit_input(key):
-    return lambda wildcards: build_doubting(wildcards)["audit"][key]
 
 
 # the label audit, for the builds that have one (doubting.audit.qrels)
@@ -76,12 +37,12 @@ if AUDITED_BUILDS != "(?!)":
             grades=f"{DW}/audit/grades.parquet",
             audit=DOUBTING_AUDIT,
             stats=DOUBTING_AUDIT_STATS,
-        wildcard_constraints:
-            build=AUDITED_BUILDS,
         log:
             "logs/audit_labels/{build}.log",
         benchmark:
             "benchmarks/audit_labels/{build}.tsv"
+        wildcard_constraints:
+            build=AUDITED_BUILDS,
         conda:
             "../envs/llm.yaml"
         resources:
@@ -100,12 +61,12 @@ if AUDITED_BUILDS != "(?!)":
             dense=dense_index_files("{build}"),
         output:
             **{f"{name}_run": path for name, path in DOUBTING_AUDIT_RUNS.items()},
-        wildcard_constraints:
-            build=AUDITED_BUILDS,
         log:
             "logs/audit_runs/{build}.log",
         benchmark:
             "benchmarks/audit_runs/{build}.tsv"
+        wildcard_constraints:
+            build=AUDITED_BUILDS,
         conda:
             "../envs/retrieval.yaml"
         threads: 2
@@ -124,12 +85,12 @@ if AUDITED_BUILDS != "(?!)":
             runs=lambda wildcards: _audit_run_files(build_doubting(wildcards)["audit"]["runs"]),
         output:
             ranking=DOUBTING_AUDIT_RANKING,
-        wildcard_constraints:
-            build=AUDITED_BUILDS,
         log:
             "logs/audit_ranking/{build}.log",
         benchmark:
             "benchmarks/audit_ranking/{build}.tsv"
+        wildcard_constraints:
+            build=AUDITED_BUILDS,
         conda:
             "../envs/retrieval.yaml"
         params:
@@ -149,12 +110,12 @@ if HUMAN_AUDITED_BUILDS != "(?!)":
             sheet=f"{DW}/human_audit/sheet.csv",
             label_studio=f"{DW}/human_audit/sheet.labelstudio.json",
             key=f"{DW}/human_audit/key.json",
-        wildcard_constraints:
-            build=HUMAN_AUDITED_BUILDS,
         log:
             "logs/human_audit_sheet/{build}.log",
         benchmark:
             "benchmarks/human_audit_sheet/{build}.tsv"
+        wildcard_constraints:
+            build=HUMAN_AUDITED_BUILDS,
         conda:
             "../envs/core.yaml"
         params:
@@ -171,12 +132,12 @@ if HUMAN_AUDITED_BUILDS != "(?!)":
             collection=BUILD_STORE,
         output:
             results=DOUBTING_HUMAN_AUDIT,
-        wildcard_constraints:
-            build=HUMAN_AUDITED_BUILDS,
         log:
             "logs/human_audit_results/{build}.log",
         benchmark:
             "benchmarks/human_audit_results/{build}.tsv"
+        wildcard_constraints:
+            build=HUMAN_AUDITED_BUILDS,
         conda:
             "../envs/core.yaml"
         params:

@@ -1,15 +1,9 @@
 # Doubting, first stages of every build: validate the raw inputs, dedup train queries, shard queries.
 
-from irdata.beir_inputs import source_input_paths as _source_input_paths
-
 # The raw input files a build names are in its input check's settings (irdata/msmarco_inputs.py,
 # irdata/beir_inputs.py), so that naming other files reruns the check, and stage_release checks them against
 # the check's record (checked.json).
 DOUBTING_INPUTS_CHECKED = f"{DW}/inputs/checked.json"
-
-
-def raw_inputs(wildcards):
-    return _source_input_paths(build_config(wildcards))
 
 
 # One input check per source format (doubting.source.format), each writing the same checked files; each
@@ -25,12 +19,12 @@ rule validate_beir_inputs:
         report=DOUBTING_INPUTS_REPORT,
         checked=DOUBTING_INPUTS_CHECKED,
         store=BUILD_STORE,  # the corpus, with its titles, as the passage store
-    wildcard_constraints:
-        build=builds_where(is_beir),
     log:
         "logs/validate_beir_inputs/{build}.log",
     benchmark:
         "benchmarks/validate_beir_inputs/{build}.tsv"
+    wildcard_constraints:
+        build=builds_where(is_beir),
     priority: 100
     conda:
         "../envs/core.yaml"
@@ -38,19 +32,6 @@ rule validate_beir_inputs:
         **stage_params("validate_beir_inputs"),
     script:
         "../workflow_scripts/validate_beir_inputs.py"
-
-
-def msmarco_inputs(wildcards):
-    doubting = build_doubting(wildcards)
-    return {
-        "collection": doubting["collection"],
-        "train_queries": doubting["train_queries"],
-        "raw_train_qrels": doubting["train_qrels"],
-        "dev_queries": doubting["dev_queries"],
-        "raw_dev_qrels": doubting["dev_qrels"],
-        "raw_dev_answers": doubting["dev_answers"],
-        "heldout_queries": doubting["heldout_queries"],
-    }
 
 
 rule validate_msmarco_inputs:
@@ -61,12 +42,12 @@ rule validate_msmarco_inputs:
         report=DOUBTING_INPUTS_REPORT,
         checked=DOUBTING_INPUTS_CHECKED,
         store=BUILD_STORE,  # the collection as the passage store every later stage reads
-    wildcard_constraints:
-        build=builds_where(lambda doubting: not is_beir(doubting)),
     log:
         "logs/validate_msmarco_inputs/{build}.log",
     benchmark:
         "benchmarks/validate_msmarco_inputs/{build}.tsv"
+    wildcard_constraints:
+        build=builds_where(lambda doubting: not is_beir(doubting)),
     # Input checks run before anything else, so bad input fails before an expensive job starts.
     priority: 100
     conda:

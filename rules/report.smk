@@ -4,9 +4,6 @@
 from irdata.doubting.assemble import DATA_FILES as _DATA_FILES, STATS as _STATS
 
 REPORT_DIR = f"{WORK}/report"
-# each build's figures and tables under its own title (doubting.title)
-def DOUBTING_REPORT_CATEGORY(wildcards):
-    return build_doubting(wildcards)["title"]
 
 
 EVAL44B_REPORT_CATEGORY = "44b Eval"

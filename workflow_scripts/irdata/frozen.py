@@ -63,7 +63,7 @@ def frozen_notices(frozen: list[FrozenBuild]) -> list[str]:
 
 def frozen_stop(frozen: list[FrozenBuild]) -> str:
     """Why a real run stops before its first job: per build its version, ledger, differing keys and the fix."""
-    lines = [f"Frozen release versions: this run would build other content under a published version."]
+    lines = ["Frozen release versions: this run would build other content under a published version."]
     for b in frozen:
         lines.append(f"  build {b.name}: version {b.version} (release ledger {b.ledger}) was built with other "
                      f"values of {b.keys_shown}.")

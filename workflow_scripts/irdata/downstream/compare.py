@@ -48,8 +48,9 @@ def compare(evaluations: dict, trainings: dict, training_set: dict, settings: di
                      for arm, report in sorted(arms.items())} for base, arms in sorted(trainings.items())}
     return {"positives": settings["positives"], "training_set": training_set, "settings": settings["train"],
             "alpha": ALPHA, "resamples": settings["resamples"], "seed": settings["seed"], "models": models,
-            "eval_sets": {**own_set_labels(settings["collection"]), **{s["name"]: f"{s['name']} ({s['split']} qrels, BEIR format)"
-                                             for s in settings["eval_sets"]}},
+            "eval_sets": {**own_set_labels(settings["collection"]),
+                          **{s["name"]: f"{s['name']} ({s['split']} qrels, BEIR format)"
+                             for s in settings["eval_sets"]}},
             "results": results}
 
 
