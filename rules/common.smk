@@ -17,8 +17,7 @@ from irdata.doubting.human_audit import sheet_inputs as _human_audit_sheet_input
 from irdata.doubting.manifest import code_files as _code_files
 from irdata.doubting.audit_ranking import OWN_RUNS as AUDIT_OWN_RUNS, run_files as _audit_run_files
 from irdata.config_check import CONFIG_SECTIONS, ConfigError
-from irdata.builds import SHARED_SECTIONS as _SHARED_SECTIONS, build_config as _build_config
-from irdata.builds import declared_builds as _declared_builds
+from irdata.builds import validated_builds as _validated_builds
 from irdata.frozen import frozen_builds as _frozen_builds, frozen_notices as _frozen_notices
 from irdata.retrieval.layout import index_dir as _index_dir, index_files as _index_files
 from irdata.shard_files import shard_file as _shard_file, shard_files as _shard_files
@@ -53,16 +52,12 @@ resolve_config_inputs(config, workflow.basedir)
 
 # The named Doubting builds (irdata/builds.py): each build's whole config, its sections' defaults filled in.
 # Every rule reads its job's build through build_config(wildcards) or the Stage wiring below.
-BUILDS = {}
-for _name, _over in _declared_builds(config).items():
-    _built = _build_config(config, _name, _over)
-    for _section in ("doubting", *(s for s in _SHARED_SECTIONS if s in _over)):
-        try:
-            validate(_built[_section], f"../schemas/{_section}.schema.yaml")
-        except WorkflowError as error:
-            raise WorkflowError(f"In build {_name!r}, section {_section!r} (schemas/{_section}.schema.yaml):", error)
+try:
+    BUILDS = _validated_builds(config, os.path.join(workflow.basedir, "schemas"))
+except WorkflowError as error:
+    raise WorkflowError("In a Doubting build (schemas/doubting.schema.yaml):", error)
+for _built in BUILDS.values():
     resolve_config_inputs(_built, workflow.basedir)
-    BUILDS[_name] = _built
 
 
 def build_config(wildcards):

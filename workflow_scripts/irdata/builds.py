@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import re
+from pathlib import Path
 
 from .config_check import ConfigError
 
@@ -84,3 +85,17 @@ def build_config(config: dict, name: str, over: dict) -> dict:
             built[section] = deep_merge(config.get(section) or {}, over[section])
     built["build"] = name
     return built
+
+
+def validated_builds(config: dict, schema_dir) -> dict[str, dict]:
+    """Each declared build's whole config, its sections' defaults filled in by Snakemake's validate (which
+    raises on a mistake; check_config has named it in a few lines first)."""
+    from snakemake.utils import validate
+
+    builds = {}
+    for name, over in declared_builds(config).items():
+        built = build_config(config, name, over)
+        for section in ("doubting", *(s for s in SHARED_SECTIONS if s in over)):
+            validate(built[section], str(Path(schema_dir) / f"{section}.schema.yaml"))
+        builds[name] = built
+    return builds

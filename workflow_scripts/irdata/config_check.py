@@ -107,7 +107,9 @@ def config_errors(config: dict, schema_dir) -> list[tuple[list, str]]:
         built = build_config(config, name, over)
         checks = [(("builds", name), _schema(schema_dir, "doubting"), built["doubting"])]
         checks += [(("builds", name, s), _schema(schema_dir, s), built[s]) for s in SHARED_SECTIONS if s in over]
-        found += [(_build_key(config, parts), problem) for parts, problem in _errors(checks)]
+        # a shared default's mistake is one, whatever the number of builds
+        found += [e for e in ((_build_key(config, parts), problem) for parts, problem in _errors(checks))
+                  if e not in found]
     return found
 
 
