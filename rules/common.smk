@@ -102,7 +102,9 @@ def builds_where(test):
 def _rule_script(name):
     """The script the named rule runs, relative to the workflow folder (the file its code hash covers); a rule
     generated per build (shard_queries_<build>) runs the same script for each."""
-    named = workflow.get_rule(name if workflow.is_rule(name) else f"{name}_{next(iter(BUILDS))}")
+    named = workflow.get_rule(name)
+    if named.script is None:  # a target over the rules generated per build (shard_queries_<build>)
+        named = workflow.get_rule(f"{name}_{next(iter(BUILDS))}")
     return os.path.relpath(named.basedir.join(named.script).get_path_or_uri(secret_free=True), workflow.basedir)
 
 

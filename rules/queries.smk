@@ -78,7 +78,8 @@ rule dedup_train_queries:
         "../workflow_scripts/dedup_train_queries.py"
 
 
-# One rule per build: the number of shard files a build's check writes is its own (doubting.shards).
+# One rule per build: the number of shard files a build's check writes is its own (doubting.shards). A
+# profile keys on rule names, so each takes its SLURM settings here (profiles/slurm: a first stage, group prep).
 for _build in BUILDS:
 
     rule:
@@ -94,9 +95,21 @@ for _build in BUILDS:
             f"logs/shard_queries/{_build}.log",
         benchmark:
             f"benchmarks/shard_queries/{_build}.tsv"
+        group:
+            "prep"
         conda:
             "../envs/core.yaml"
+        threads: 1
+        resources:
+            mem_mb=1000,
+            runtime=10,
         params:
             **stage_params("shard_queries", build=_build),
         script:
             "../workflow_scripts/shard_queries.py"
+
+
+# `snakemake shard_queries`: the shards of every build
+rule shard_queries:
+    input:
+        [shard_paths(build, split) for build in BUILDS for split in ("train", "dev")],
