@@ -24,9 +24,9 @@ rule downstream_training_set:
         rows=f"{DS}/training.jsonl",
         report=f"{DS}/training.json",
     log:
-        "logs/downstream/{build}/training_set.log",
+        "logs/downstream/training_set/{build}.log",
     benchmark:
-        "benchmarks/downstream/{build}/training_set.tsv"
+        "benchmarks/downstream/training_set/{build}.tsv"
     conda:
         "../envs/retrieval.yaml"
     threads: 2
@@ -47,9 +47,9 @@ rule downstream_train:
         model=_ds.model_files("{dsbase}", "{dsarm}"),
         report=_ds.training_report("{dsbase}", "{dsarm}"),
     log:
-        "logs/downstream/{build}/train/{dsbase}.{dsarm}.log",
+        "logs/downstream/train/{build}/{dsbase}.{dsarm}.log",
     benchmark:
-        "benchmarks/downstream/{build}/train/{dsbase}.{dsarm}.tsv"
+        "benchmarks/downstream/train/{build}/{dsbase}.{dsarm}.tsv"
     conda:
         "../envs/retrieval.yaml"
     threads: lambda wildcards: build_doubting(wildcards)["downstream"]["threads"]
@@ -69,9 +69,9 @@ rule downstream_beir_inputs:
         judged_qrels=f"{DS}/beir/{{dscoll}}/qrels.trec",
         report=f"{DS}/beir/{{dscoll}}/inputs.json",
     log:
-        "logs/downstream/{build}/beir_inputs/{dscoll}.log",
+        "logs/downstream/beir_inputs/{build}/{dscoll}.log",
     benchmark:
-        "benchmarks/downstream/{build}/beir_inputs/{dscoll}.tsv"
+        "benchmarks/downstream/beir_inputs/{build}/{dscoll}.tsv"
     conda:
         "../envs/retrieval.yaml"
     params:
@@ -88,9 +88,9 @@ rule downstream_encode:
         embeddings=f"{DS}/encoded/{{dsbase}}/{{dsmodel}}/{{dscoll}}/{{shard}}.npy",
         meta=f"{DS}/encoded/{{dsbase}}/{{dsmodel}}/{{dscoll}}/{{shard}}.json",
     log:
-        "logs/downstream/{build}/encode/{dsbase}.{dsmodel}.{dscoll}.{shard}.log",
+        "logs/downstream/encode/{build}/{dsbase}.{dsmodel}.{dscoll}.{shard}.log",
     benchmark:
-        "benchmarks/downstream/{build}/encode/{dsbase}.{dsmodel}.{dscoll}.{shard}.tsv"
+        "benchmarks/downstream/encode/{build}/{dsbase}.{dsmodel}.{dscoll}.{shard}.tsv"
     conda:
         "../envs/retrieval.yaml"
     threads: lambda wildcards: build_doubting(wildcards)["downstream"]["threads"]
@@ -110,9 +110,9 @@ rule downstream_evaluate:
     output:
         result=f"{DS}/eval/{{dsbase}}/{{dsmodel}}/{{dscoll}}.json",
     log:
-        "logs/downstream/{build}/evaluate/{dsbase}.{dsmodel}.{dscoll}.log",
+        "logs/downstream/evaluate/{build}/{dsbase}.{dsmodel}.{dscoll}.log",
     benchmark:
-        "benchmarks/downstream/{build}/evaluate/{dsbase}.{dsmodel}.{dscoll}.tsv"
+        "benchmarks/downstream/evaluate/{build}/{dsbase}.{dsmodel}.{dscoll}.tsv"
     conda:
         "../envs/retrieval.yaml"
     threads: lambda wildcards: build_doubting(wildcards)["downstream"]["threads"]
@@ -135,9 +135,9 @@ rule downstream_compare:
     output:
         result=DS_RESULT,
     log:
-        "logs/downstream/{build}/compare.log",
+        "logs/downstream/compare/{build}.log",
     benchmark:
-        "benchmarks/downstream/{build}/compare.tsv"
+        "benchmarks/downstream/compare/{build}.tsv"
     conda:
         "../envs/core.yaml"
     params:
