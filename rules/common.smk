@@ -72,7 +72,7 @@ def build_doubting(wildcards):
 # A version frozen with another config: planning never stops on it (a dry-run, --summary, --list-changes and
 # --report answer, with one line per build); a real run stops in onstart, before its first job
 # (irdata/frozen.py; stage_release checks the content).
-FROZEN = _frozen_builds(BUILDS)
+FROZEN = _frozen_builds(BUILDS, workflow.basedir)
 for _line in _frozen_notices(FROZEN):
     logger.warning(_line)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .doubting.manifest import planned_version_differences
+from .doubting.manifest import planned_code_differences, planned_version_differences
 from .doubting.stages import config_used
 from .stage import canonical
 
@@ -22,7 +22,8 @@ class FrozenBuild:
     name: str
     version: str
     ledger: str
-    keys: tuple[str, ...]  # the config keys that differ from the recorded config (config_used's paths)
+    keys: tuple[str, ...]  # the config keys that differ from the recorded config (config_used's paths), and
+    # `code: <file>` for each code or prompt file whose bytes differ from the recorded ones
 
     @property
     def keys_shown(self) -> str:
@@ -42,16 +43,17 @@ def next_version(version: str) -> str:
     return f"{head}{int(tail) + 1}" if tail else f"{version}-2"
 
 
-def frozen_builds(builds: dict[str, dict]) -> list[FrozenBuild]:
-    """The builds (name -> whole config, irdata/builds.py) whose version the ledger records with another config."""
+def frozen_builds(builds: dict[str, dict], code_root) -> list[FrozenBuild]:
+    """The builds (name -> whole config, irdata/builds.py) whose version the ledger records with another config
+    or other code (the files MANIFEST.json hashes, relative to the workflow folder `code_root`)."""
     frozen = []
     for name, config in builds.items():
         doubting = config["doubting"]
-        diffs = planned_version_differences(doubting["release_ledger"], doubting["version"],
-                                            canonical(config_used(config)))
-        if diffs:
-            frozen.append(FrozenBuild(name, doubting["version"], doubting["release_ledger"],
-                                      tuple(key for key, _, _ in diffs)))
+        ledger, version = doubting["release_ledger"], doubting["version"]
+        keys = [key for key, _, _ in planned_version_differences(ledger, version, canonical(config_used(config)))]
+        keys += [f"code: {rel}" for rel in planned_code_differences(ledger, version, code_root)]
+        if keys:
+            frozen.append(FrozenBuild(name, version, ledger, tuple(keys)))
     return frozen
 
 
