@@ -54,8 +54,10 @@ class StageWiring:
         self._workflow_file = lru_cache(maxsize=None)(lambda path: workflow_file(path, self.basedir))
 
     def _config_of(self, wildcards: dict) -> dict:
-        """The config a job reads: its build's (wildcard or bound `build`), else the workflow's."""
-        return self.builds[wildcards["build"]] if "build" in wildcards else self.config
+        """The config a job reads: its build's (wildcard or bound `build`; an index of a build's collection, which
+        is named as the build, reads the build's retrieval settings), else the workflow's."""
+        build = wildcards.get("build", wildcards.get("collection"))
+        return self.builds[build] if build in self.builds else self.config
 
     def _settings_of(self, name: str, wildcards: str) -> dict:
         wildcards = json.loads(wildcards)
