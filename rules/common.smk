@@ -76,8 +76,8 @@ FROZEN = _frozen_builds(BUILDS, workflow.basedir)
 for _line in _frozen_notices(FROZEN):
     logger.warning(_line)
 
-# so does a downstream comparison that cannot run: an unavailable base model, eval set names that collide, train
-# qrels without a positive (irdata/downstream/plan.py), rather than failing after its first jobs
+# A build's downstream comparison that cannot run stops the planning: an unavailable base model, eval set names
+# that collide, train qrels without a positive (irdata/downstream/plan.py), rather than failing after its first jobs
 for _name, _built in BUILDS.items():
     try:
         _check_downstream_plan(_built["doubting"])
