@@ -90,8 +90,10 @@ rule all:
         rules.eval44b.input,
 
 
-# a version frozen with another config stops a real run here, before its first job (irdata/frozen.py); a dry-run
-# only says so, in one line per build (rules/common.smk)
+# a version frozen with another config stops a real run here, before its first job, when the run builds that
+# build (irdata/frozen.py); a dry-run only says so, in one line per build (rules/common.smk)
 onstart:
-    if FROZEN:
-        raise WorkflowError(frozen_stop(FROZEN))
+    building = {job.wildcards_dict.get("build") for job in workflow.dag.needrun_jobs()}
+    stopped = [frozen for frozen in FROZEN if frozen.name in building]
+    if stopped:
+        raise WorkflowError(frozen_stop(stopped))

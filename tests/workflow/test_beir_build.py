@@ -24,18 +24,19 @@ pytestmark = [pytest.mark.workflow, pytest.mark.llm]
 
 PACKAGE = "results/doubting-beir-example"
 PUBLISHED = "work/doubting/beir-example/published.json"
-# the BEIR example's own sizes kept small: two agent turns, two train and two dev queries, one shard each; no
-# downstream comparison (the demo build beside it runs the one end-to-end comparison)
+# the BEIR example's own sizes kept small, in its own keys (the shared ones are the demo's too): two agent turns,
+# two train and two dev queries, one shard each; no downstream comparison (the demo build beside it runs the one
+# end-to-end comparison)
 TINY = """\
 builds:
   beir-example:
     train_sample: {size: 1, seed: 0, with_duplicates: true}
     downstream: {enabled: false}
-annotation:
-  agent:
-    train: {max_turns: 2, max_tool_calls: 2, results_per_search: 3, snippet_chars: 160}
-    dev: {max_turns: 2, max_tool_calls: 2, results_per_search: 3, snippet_chars: 160}
-  answer_max_tokens: 16
+    annotation:
+      agent:
+        train: {max_turns: 2, max_tool_calls: 2, results_per_search: 3, snippet_chars: 160}
+        dev: {max_turns: 2, max_tool_calls: 2, results_per_search: 3, snippet_chars: 160}
+      answer_max_tokens: 16
 """
 # what the demo build wrote: its work folder, store, indexes, release, logs and benchmarks
 DEMO_FILES = ("work/doubting/demo", "work/store/demo", "work/index/demo", "results/doubting-ms-marco",
