@@ -56,7 +56,8 @@ def test_a_version_recorded_with_another_config_is_named_in_one_line_per_build(t
     assert [b.keys for b in frozen] == [("retrieval.dense.ef_search",)]
     assert frozen_notices(frozen) == [
         "build demo: version v0.1-demo is frozen and retrieval.dense.ef_search changed; a real run that builds it "
-        "would stop; set builds.demo.version (e.g. --config 'builds={demo: {version: v0.1-demo-2}}', or an overlay line)"]
+        "would stop; set builds.demo.version (e.g. --config 'builds={demo: {version: v0.1-demo-2}}', or an overlay "
+        "line)"]
     stop = frozen_stop(frozen).splitlines()
     assert len(stop) == 3 and "build demo: version v0.1-demo" in stop[1] and "retrieval.dense.ef_search" in stop[1]
 

@@ -82,8 +82,8 @@ def test_asking_is_never_refused_by_a_frozen_version(workflow, asking):
     out = proc.stdout + proc.stderr
     notice = [line for line in out.splitlines() if "is frozen" in line]
     assert notice == ["build demo: version v0.1-demo is frozen and queries changed; a real run that builds it would "
-                      "stop; set builds.demo.version (e.g. --config 'builds={demo: {version: v0.1-demo-2}}', or an overlay "
-                      "line)"]
+                      "stop; set builds.demo.version (e.g. --config 'builds={demo: {version: v0.1-demo-2}}', or an "
+                      "overlay line)"]
     # the --config the line prints is one Snakemake takes: the notice goes, the plan stays
     fixed = workflow.snakemake("demo", *asking, "--config", "builds={demo: {version: v0.1-demo-2}}")
     assert "is frozen" not in fixed.stdout + fixed.stderr

@@ -60,7 +60,8 @@ def frozen_builds(builds: dict[str, dict], code_root) -> list[FrozenBuild]:
 def frozen_notices(frozen: list[FrozenBuild]) -> list[str]:
     """One line per frozen build, for a planning that runs nothing."""
     return [f"build {b.name}: version {b.version} is frozen and {b.keys_shown} changed; a real run that builds it "
-            f"would stop; set builds.{b.name}.version (e.g. {b.new_version_command}, or an overlay line)" for b in frozen]
+            f"would stop; set builds.{b.name}.version (e.g. {b.new_version_command}, or an overlay line)"
+            for b in frozen]
 
 
 def frozen_stop(frozen: list[FrozenBuild]) -> str:
