@@ -259,7 +259,7 @@ def test_the_readme_own_data_overlay_plans_both_releases_under_its_own_identity(
     proc = subprocess.run(["bash", "-c", "snakemake -n --configfile config.yaml partial.yaml"], cwd=copy,
                           env=activated_env(), capture_output=True, text=True, timeout=300)
     out = proc.stdout + proc.stderr
-    assert proc.returncode != 0 and "  builds.mine: 'version' is required here (in the config)" in out, out
+    assert proc.returncode != 0 and "  builds.mine: 'version' is required here (in partial.yaml)" in out, out
     assert "repo_id" not in out and len(out.splitlines()) <= 8 and "Traceback" not in out, out
 
 
