@@ -13,7 +13,7 @@ FOUNDATION = ["work/doubting/demo/ids/train_excluded.tsv", "work/doubting/demo/s
 def test_dry_run_lists_the_whole_dag(workflow):
     planned = set(workflow.planned_rules())
     expected = {
-        "validate_msmarco_inputs", "dedup_train_queries", "shard_queries",
+        "validate_msmarco_inputs", "dedup_train_queries", "shard_queries_demo",
         "index_bm25", "encode_passages", "index_dense",
         "agent_search", "grade", "generate_answer", "wood", "llm_identity", "audit_labels", "audit_runs",
         "audit_ranking", "human_audit_sheet", "human_audit_results", "assemble",
