@@ -23,7 +23,6 @@ from workflow_run import Workflow
 pytestmark = [pytest.mark.workflow, pytest.mark.llm]
 
 PACKAGE = "results/doubting-beir-example"
-PUBLISHED = "work/doubting/beir-example/published.json"
 DEMO_PUBLISHED = "work/doubting/demo/published.json"  # what the demo build built (tests/workflow/conftest.py)
 # the BEIR example's own sizes kept small, in its own keys (the shared ones are the demo's too): two agent turns,
 # two train and two dev queries, one shard each; no downstream comparison (the demo build beside it runs the one
