@@ -8,6 +8,7 @@ from snakemake.utils import min_version, validate
 sys.path.insert(0, os.path.join(workflow.basedir, "workflow_scripts"))
 from irdata.config_check import ConfigError, check_config, files_by_precedence
 from irdata.demo_identity import check_own_identity
+from irdata.frozen import frozen_stop
 
 min_version("9.0")
 
@@ -50,21 +51,30 @@ include: "rules/eval44b.smk"
 include: "rules/report.smk"
 
 
-# One target per release (`snakemake doubting`, `snakemake eval44b`), each with its report figures
-# and tables; `all`, the default, builds both.
+for _build in BUILDS:
+
+    rule:
+        name:
+            _build
+        input:
+            build_targets(_build),
+
+
 rule doubting:
     input:
-        DOUBTING_INPUTS_CHECKED,  # first: for other input paths, plans the input check again (rules/queries.smk)
-        rules.package.output,
-        rules.report_doubting.output,
-        rules.report_downstream.output if DOUBTING["downstream"]["enabled"] else [],
+        [build_targets(build) for build in BUILDS],
 
 
-# The downstream comparison alone (also part of `doubting` unless doubting.downstream.enabled is false).
+# The downstream comparison alone, of every build that runs one (also part of its build unless
+# doubting.downstream.enabled is false).
 rule downstream:
     input:
-        rules.downstream_compare.output,
-        rules.report_downstream.output,
+        [
+            path.format(build=build)
+            for build, built in BUILDS.items()
+            if built["doubting"]["downstream"]["enabled"]
+            for path in (*rules.downstream_compare.output, *rules.report_downstream.output)
+        ],
 
 
 rule eval44b:
@@ -78,3 +88,12 @@ rule all:
     input:
         rules.doubting.input,
         rules.eval44b.input,
+
+
+# a version frozen with another config stops a real run here, before its first job, when the run builds that
+# build (irdata/frozen.py); a dry-run only says so, in one line per build (rules/common.smk)
+onstart:
+    building = {job.wildcards_dict.get("build") for job in workflow.dag.needrun_jobs()}
+    stopped = [frozen for frozen in FROZEN if frozen.name in building]
+    if stopped:
+        raise WorkflowError(frozen_stop(stopped))

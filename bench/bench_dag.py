@@ -2,12 +2,14 @@
 count, against a baseline Snakefile generated from the planned DAG: the same rules and jobs, with the same files,
 logs, benchmarks, threads, resources and conda envs, whose inputs and params are looked up in the plan instead
 of computed. Snakemake's own work is the same in both, so the difference is the project's own work per job
-(imports, code hashes, stage settings, input functions).
+(imports, code hashes, stage settings, input functions). Then the same with several named builds of that shape
+(`--builds`, 8 by default; irdata/builds.py): their planning against one build's.
 
     .venv/bin/python bench/bench_dag.py                      # 1,000 train + 100 dev shards (the issue's shape)
     .venv/bin/python bench/bench_dag.py --train 200 --dev 20 --profile   # smaller, and the project's hot spots
 
-Prints JSON: jobs, CPU seconds of each dry-run, and the project's CPU per job.
+Prints JSON: jobs, CPU seconds of each dry-run, the project's CPU per job, and the CPU of planning `--builds`
+builds over that of one (`builds_cpu_ratio`, to stay under the number of builds).
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ def production_copy(root: Path, train: int, dev: int) -> list[str]:
 
     copy_repo(root)
     config = yaml.safe_load((root / "config/production.yaml").read_text())
-    d = config["doubting"]
+    d = config["builds"]["msmarco"]
     for path in [d[k] for k in ("collection", "train_queries", "train_qrels", "dev_queries", "dev_qrels",
                                 "dev_answers")] + d["heldout_queries"] + [d["audit"]["qrels"], d["audit"]["queries"]]:
         (root / path).parent.mkdir(parents=True, exist_ok=True)
@@ -65,8 +67,18 @@ def production_copy(root: Path, train: int, dev: int) -> list[str]:
     for folder in d["audit"]["runs"]:  # a folder of TREC run files: one stands for them
         (root / folder).mkdir(parents=True, exist_ok=True)
         (root / folder / "run.trec").write_text("placeholder\n")
-    (root / "shards.yaml").write_text(yaml.safe_dump({"doubting": {"shards": {"train": train, "dev": dev}}}))
+    (root / "shards.yaml").write_text(yaml.safe_dump({"builds": {"msmarco": {"shards": {"train": train, "dev": dev}}}}))
     return ["doubting", "--configfile", "config.yaml", "config/production.yaml", "shards.yaml"]
+
+
+def more_builds(root: Path, args: list[str], builds: int, train: int, dev: int) -> list[str]:
+    """`args` with an overlay of builds-1 more builds of the production build's shape, each under its name."""
+    import yaml
+
+    production = yaml.safe_load((root / "config/production.yaml").read_text())["builds"]["msmarco"]
+    more = {f"msmarco-{i}": {**production, "shards": {"train": train, "dev": dev}} for i in range(2, builds + 1)}
+    (root / "builds.yaml").write_text(yaml.safe_dump({"builds": more}))
+    return [*args, "builds.yaml"]
 
 
 # Plans a workflow through Snakemake's API and writes, per rule, what each planned job got: its inputs and
@@ -175,6 +187,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--train", type=int, default=1000)
     parser.add_argument("--dev", type=int, default=100)
+    parser.add_argument("--builds", type=int, default=8, help="named builds of that shape planned together")
     parser.add_argument("--profile", action="store_true", help="also list the project's functions by cumulative time")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -188,6 +201,10 @@ def main() -> None:
                   "baseline_jobs": base_counts["total"], "cpu_s": round(ours_cpu, 2), "wall_s": round(ours_wall, 2),
                   "baseline_cpu_s": round(base_cpu, 2), "ratio_to_baseline": round(ours_cpu / base_cpu, 2),
                   "project_ms_per_job": round(1000 * (ours_cpu - base_cpu) / counts["total"], 2)}
+        many_counts, many_cpu, _ = dry_run(ours_root, more_builds(ours_root, ours_args, args.builds, args.train,
+                                                                  args.dev))
+        result |= {"builds": args.builds, "builds_jobs": many_counts["total"], "builds_cpu_s": round(many_cpu, 2),
+                   "builds_cpu_ratio": round(many_cpu / ours_cpu, 2)}
         print(json.dumps(result, indent=1))
         if args.profile:
             dry_run(ours_root, ours_args, Path(tmp) / "ours.prof")

@@ -17,17 +17,17 @@ rule agent_search:
         unpack(stage_prompts("agent_search")),
         shard=SHARD,
         queries=split_queries,
-        collection=STORES["msmarco"],
-        bm25=bm25_index_files("msmarco"),
-        dense=dense_index_files("msmarco"),
+        collection=BUILD_STORE,
+        bm25=bm25_index_files("{build}"),
+        dense=dense_index_files("{build}"),
     output:
         proposals=shard_path("agent"),
         trace=shard_path("traces"),
         stats=shard_path("stats", rule="agent_search"),
     log:
-        "logs/agent_search/{split}/{shard}.log",
+        "logs/agent_search/{build}/{split}/{shard}.log",
     benchmark:
-        "benchmarks/agent_search/{split}/{shard}.tsv"
+        "benchmarks/agent_search/{build}/{split}/{shard}.tsv"
     conda:
         "../envs/llm.yaml"
     resources:
@@ -47,15 +47,15 @@ rule grade:
         shard=SHARD,
         agent=shard_path("agent"),
         queries=split_queries,
-        collection=STORES["msmarco"],
+        collection=BUILD_STORE,
         qrels=lambda w: DOUBTING_CHECKED[f"{w.split}_qrels"],
     output:
         grades=shard_path("grades"),
         stats=shard_path("stats", rule="grade"),
     log:
-        "logs/grade/{split}/{shard}.log",
+        "logs/grade/{build}/{split}/{shard}.log",
     benchmark:
-        "benchmarks/grade/{split}/{shard}.tsv"
+        "benchmarks/grade/{build}/{split}/{shard}.tsv"
     conda:
         "../envs/llm.yaml"
     resources:
@@ -71,15 +71,15 @@ rule generate_answer:
         unpack(stage_prompts("generate_answer")),
         agent=shard_path("agent", "train"),
         grades=shard_path("grades", "train"),
-        queries=QUERIES["train"],
-        collection=STORES["msmarco"],
+        queries=queries("train"),
+        collection=BUILD_STORE,
     output:
         answers=shard_path("answers", "train"),
         stats=shard_path("stats", "train", rule="generate_answer"),
     log:
-        "logs/generate_answer/train/{shard}.log",
+        "logs/generate_answer/{build}/train/{shard}.log",
     benchmark:
-        "benchmarks/generate_answer/train/{shard}.tsv"
+        "benchmarks/generate_answer/{build}/train/{shard}.tsv"
     conda:
         "../envs/llm.yaml"
     resources:
@@ -95,15 +95,15 @@ rule wood:
         unpack(stage_prompts("wood")),
         agent=shard_path("agent", "train"),
         answers=shard_path("answers", "train"),
-        queries=QUERIES["train"],
-        collection=STORES["msmarco"],
+        queries=queries("train"),
+        collection=BUILD_STORE,
     output:
         wood=shard_path("wood", "train"),
         stats=shard_path("stats", "train", rule="wood"),
     log:
-        "logs/wood/train/{shard}.log",
+        "logs/wood/{build}/train/{shard}.log",
     benchmark:
-        "benchmarks/wood/train/{shard}.tsv"
+        "benchmarks/wood/{build}/train/{shard}.tsv"
     conda:
         "../envs/llm.yaml"
     resources:
@@ -116,11 +116,11 @@ rule wood:
 
 rule llm_identity:
     output:
-        identity=f"{WORK}/doubting/llm_identity.json",
+        identity=f"{DW}/llm_identity.json",
     log:
-        "logs/llm_identity.log",
+        "logs/llm_identity/{build}.log",
     benchmark:
-        "benchmarks/llm_identity.tsv"
+        "benchmarks/llm_identity/{build}.tsv"
     conda:
         "../envs/llm.yaml"
     params:

@@ -1,4 +1,5 @@
 # Shared wiring helpers: paths, shard lists, and the settings and code params that drive rerun decisions.
+import functools
 import inspect
 import os
 import re
@@ -10,9 +11,14 @@ sys.path.insert(0, str(Path(workflow.basedir) / "workflow_scripts"))
 from snakemake.common import overwrite_function_params
 
 from irdata.logs import TRACEBACK_ENV as _TRACEBACK_ENV
+from irdata.beir_inputs import source_input_paths as _source_input_paths
+from irdata.doubting import wiring as _doubting
+from irdata.doubting.human_audit import sheet_inputs as _human_audit_sheet_inputs
+from irdata.doubting.manifest import code_files as _code_files
 from irdata.doubting.audit_ranking import OWN_RUNS as AUDIT_OWN_RUNS, run_files as _audit_run_files
 from irdata.config_check import CONFIG_SECTIONS, ConfigError
-from irdata.doubting.stages import frozen_version_conflict as _frozen_version_conflict
+from irdata.builds import validated_builds as _validated_builds
+from irdata.frozen import frozen_builds as _frozen_builds, frozen_notices as _frozen_notices
 from irdata.retrieval.layout import index_dir as _index_dir, index_files as _index_files
 from irdata.shard_files import shard_file as _shard_file, shard_files as _shard_files
 from irdata.shards import size_shard_count as _size_shard_count
@@ -30,8 +36,11 @@ from irdata.downstream.stages import (
 )
 
 # Config sections, each validated against schemas/<section>.schema.yaml (defaults filled in; a mistake was
-# reported in a few lines by the Snakefile's check_config already).
+# reported in a few lines by the Snakefile's check_config already). `doubting` holds the builds' shared
+# defaults: each build is validated whole below.
 for _section in CONFIG_SECTIONS:
+    if _section == "doubting":
+        continue
     try:
         validate(config[_section], f"../schemas/{_section}.schema.yaml")
     except WorkflowError as error:
@@ -41,61 +50,122 @@ for _section in CONFIG_SECTIONS:
 # from there; outputs go to the working folder (irdata/workdir.py)
 resolve_config_inputs(config, workflow.basedir)
 
-# a version frozen with another config stops the planning, before any stage (stage_release checks the content)
-_frozen = _frozen_version_conflict(config)
-if _frozen:
-    raise WorkflowError(_frozen)
-
-# so does a downstream comparison that cannot run: an unavailable base model, eval set names that collide, train
-# qrels without a positive (irdata/downstream/plan.py), rather than failing after its first jobs
+# The named Doubting builds (irdata/builds.py): each build's whole config, its sections' defaults filled in.
+# Every rule reads its job's build through build_config(wildcards) or the Stage wiring below.
 try:
-    _check_downstream_plan(config["doubting"])
-except ConfigError as _error:
-    raise WorkflowError(str(_error)) from None
+    BUILDS = _validated_builds(config, os.path.join(workflow.basedir, "schemas"))
+except WorkflowError as error:
+    raise WorkflowError("In a Doubting build (schemas/doubting.schema.yaml):", error)
+for _built in BUILDS.values():
+    resolve_config_inputs(_built, workflow.basedir)
+
+
+def build_config(wildcards):
+    """The whole config of the job's build (the {build} wildcard), as PyPSA-Eur's config_provider."""
+    return BUILDS[wildcards.build]
+
+
+def build_doubting(wildcards):
+    return BUILDS[wildcards.build]["doubting"]
+
+
+# A version frozen with another config: planning never stops on it (a dry-run, --summary, --list-changes and
+# --report answer, with one line per build); a real run stops in onstart, before its first job
+# (irdata/frozen.py; stage_release checks the content).
+FROZEN = _frozen_builds(BUILDS, workflow.basedir)
+for _line in _frozen_notices(FROZEN):
+    logger.warning(_line)
+
+# A build's downstream comparison that cannot run stops the planning: an unavailable base model, eval set names
+# that collide, train qrels without a positive (irdata/downstream/plan.py), rather than failing after its first jobs
+for _name, _built in BUILDS.items():
+    try:
+        _check_downstream_plan(_built["doubting"])
+    except ConfigError as _error:
+        raise WorkflowError(f"Build {_name!r}: {_error}") from None
 
 # rule scripts log a bad input's traceback only when Snakemake's own --verbose asks (irdata/logs.py)
 os.environ[_TRACEBACK_ENV] = "1" if workflow.output_settings.verbose else "0"
 
-DOUBTING = config["doubting"]
+
+wildcard_constraints:
+    build="|".join(re.escape(name) for name in BUILDS),
+
+
+def builds_where(test):
+    """The builds whose doubting section passes `test`, as a {build} constraint (a pattern that matches none
+    when there are none)."""
+    names = [name for name, built in BUILDS.items() if test(built["doubting"])]
+    return "|".join(re.escape(name) for name in names) or "(?!)"
 
 
 def _rule_script(name):
-    """The script the named rule runs, relative to the workflow folder (the file its code hash covers)."""
+    """The script the named rule runs, relative to the workflow folder (the file its code hash covers); a rule
+    generated per build (shard_queries_<build>) runs the same script for each."""
     named = workflow.get_rule(name)
+    if named.script is None:  # a target over the rules generated per build (shard_queries_<build>)
+        named = workflow.get_rule(f"{name}_{next(iter(BUILDS))}")
     return os.path.relpath(named.basedir.join(named.script).get_path_or_uri(secret_free=True), workflow.basedir)
 
 
 # the params and prompt inputs of every rule (irdata/stages.py)
-STAGE = StageWiring(config, workflow.basedir, _rule_script)
+STAGE = StageWiring(config, workflow.basedir, _rule_script, builds=BUILDS)
+# a build's folder of intermediate files, as a pattern of the {build} wildcard, and of a named build
+DW = f"{WORK}/doubting/{{build}}"
+
+
+def build_work(build):
+    return f"{WORK}/doubting/{build}"
+
+
 DOUBTING_IDS = {
-    "train_collection": f"{WORK}/doubting/ids/train_collection.txt",
-    "train_excluded": f"{WORK}/doubting/ids/train_excluded.tsv",
-    "dev_all": f"{WORK}/doubting/ids/dev_all.txt",
+    "train_collection": f"{DW}/ids/train_collection.txt",
+    "train_excluded": f"{DW}/ids/train_excluded.tsv",
+    "dev_all": f"{DW}/ids/dev_all.txt",
 }
+
+
 # The input source (doubting.source): MS MARCO-format files, or a BEIR folder (irdata/beir_inputs.py)
-BEIR = DOUBTING["source"]["format"] == "beir"
-# the query files every later stage reads: MS MARCO's as given, a BEIR folder's as its input check wrote them
-QUERIES = (
-    {
-        "train": f"{WORK}/doubting/inputs/train.queries.tsv",
-        "dev": f"{WORK}/doubting/inputs/dev.queries.tsv",
-        "heldout": [f"{WORK}/doubting/inputs/heldout.queries.tsv"],
+def is_beir(doubting):
+    return doubting["source"]["format"] == "beir"
+
+
+# the query files of a BEIR build as its input check writes them
+BEIR_QUERIES = {
+    "train": f"{DW}/inputs/train.queries.tsv",
+    "dev": f"{DW}/inputs/dev.queries.tsv",
+    "heldout": f"{DW}/inputs/heldout.queries.tsv",
+}
+
+
+def build_queries(build):
+    """The query files every later stage of a build reads: MS MARCO's as given, a BEIR folder's as its input
+    check wrote them."""
+    doubting = BUILDS[build]["doubting"]
+    if is_beir(doubting):
+        return {split: path.format(build=build) for split, path in BEIR_QUERIES.items()} | {
+            "heldout": [BEIR_QUERIES["heldout"].format(build=build)]
+        }
+    return {
+        "train": doubting["train_queries"],
+        "dev": doubting["dev_queries"],
+        "heldout": doubting["heldout_queries"],
     }
-    if BEIR
-    else {
-        "train": DOUBTING["train_queries"],
-        "dev": DOUBTING["dev_queries"],
-        "heldout": DOUBTING["heldout_queries"],
-    }
-)
-DOUBTING_INPUTS_REPORT = f"{WORK}/doubting/inputs.json"
+
+
+def queries(split):
+    """The job's build's query file(s) of `split` (train, dev, heldout), as an input function."""
+    return lambda wildcards: build_queries(wildcards.build)[split]
+
+
+DOUBTING_INPUTS_REPORT = f"{DW}/inputs.json"
 # the inputs as the input check (validate_msmarco_inputs or validate_beir_inputs) checked them: what every later stage reads instead of the raw
 # files (qrels minus the rows dropped per doubting.qrels_missing_passages; answers of the dev queries
 # only, as JSON lines, whatever format doubting.dev_answers has)
 DOUBTING_CHECKED = {
-    "train_qrels": f"{WORK}/doubting/inputs/train.qrels",
-    "dev_qrels": f"{WORK}/doubting/inputs/dev.qrels",
-    "dev_answers": f"{WORK}/doubting/inputs/dev_answers.jsonl",
+    "train_qrels": f"{DW}/inputs/train.qrels",
+    "dev_qrels": f"{DW}/inputs/dev.qrels",
+    "dev_answers": f"{DW}/inputs/dev_answers.jsonl",
 }
 
 
@@ -106,9 +176,10 @@ def workflow_file(path):
 
 # One way rules get their params (as PyPSA-Eur's config_provider): `**stage_params(<rule>)`, from the Stage
 # its family's stages module declares. Snakemake reads a param function's signature for every job; read once.
-def stage_params(name, files=()):
-    """A rule's params: settings, code hash and, for an LLM job, its journal name and retry state."""
-    return {key: _signature_read_once(value) for key, value in STAGE.params(name, files).items()}
+def stage_params(name, files=(), build=None):
+    """A rule's params: settings, code hash and, for an LLM job, its journal name and retry state (`build`: the
+    Doubting build of a rule generated per build, without the {build} wildcard)."""
+    return {key: _signature_read_once(value) for key, value in STAGE.params(name, files, build).items()}
 
 
 def _signature_read_once(value):
@@ -134,30 +205,36 @@ def output_folder(name=None):
     return lambda wildcards, output: os.path.dirname((output[name] if name else output)[0])
 
 
-def shard_paths(split, kind="ids", rule=None):
-    """Every shard's file of one kind (irdata/shard_files.py), in shard order."""
-    return _shard_files(WORK, kind, split, DOUBTING["shards"][split], rule)
+def shard_paths(build, split, kind="ids", rule=None):
+    """Every shard's file of one kind of a build (irdata/shard_files.py), in shard order."""
+    return _shard_files(build_work(build), kind, split, BUILDS[build]["doubting"]["shards"][split], rule)
 
 
 def shard_path(kind, split="{split}", shard="{shard}", rule=None):
-    """One shard's file (by default the pattern with the split and shard wildcards)."""
-    return _shard_file(WORK, kind, split, shard, rule)
+    """One shard's file (by default the pattern with the build, split and shard wildcards)."""
+    return _shard_file(DW, kind, split, shard, rule)
 
 
-# Collections that the retrieval rules index, by name (the {collection} wildcard): their TSV as
-# written or given, and their passage store (work/store/<name>/passages.arrow), which the indexes
-# read. MS MARCO's store is written by validate_msmarco_inputs, the 44b one by papers_store.
-COLLECTIONS = {
-    "msmarco": DOUBTING["collection"],
-    "papers44b": f"{WORK}/eval44b/papers.tsv",
-}
+# Collections that the retrieval rules index, by name (the {collection} wildcard): each build's, under its
+# name, and the 44b papers. Their passage store (work/store/<name>/passages.arrow) is what the indexes
+# read: a build's is written by its input check, the 44b one by papers_store.
+COLLECTIONS = [*BUILDS, "papers44b"]
+PAPERS44B_TSV = f"{WORK}/eval44b/papers.tsv"  # written from the raw papers file (rules/eval44b.smk)
 STORES = {name: f"{WORK}/store/{name}/passages.arrow" for name in COLLECTIONS}
-# A file that exists when the DAG is built and bounds each collection's size: the number of
-# encoding jobs is known then (the 44b papers.tsv is written from the raw papers file).
-COLLECTION_SOURCES = {
-    "msmarco": f"{DOUBTING['source']['folder']}/corpus.jsonl" if BEIR else DOUBTING["collection"],
-    "papers44b": config["eval44b"]["papers"],
-}
+# the store of the job's build, as a pattern of the {build} wildcard
+BUILD_STORE = f"{WORK}/store/{{build}}/passages.arrow"
+
+
+def _collection_source(name):
+    """A file that exists when the DAG is built and bounds the collection's size: the number of encoding jobs
+    is known then (the 44b papers.tsv is written from the raw papers file)."""
+    if name == "papers44b":
+        return config["eval44b"]["papers"]
+    doubting = BUILDS[name]["doubting"]
+    return f"{doubting['source']['folder']}/corpus.jsonl" if is_beir(doubting) else doubting["collection"]
+
+
+COLLECTION_SOURCES = {name: _collection_source(name) for name in COLLECTIONS}
 
 
 def collection_store(wildcards):
@@ -192,7 +269,7 @@ def encoded_shards(wildcards, ext):
 
 
 def split_queries(wildcards):
-    return QUERIES[wildcards.split]
+    return build_queries(wildcards.build)[wildcards.split]
 
 
 # The LLM stages (rules/annotate.smk)
@@ -204,48 +281,44 @@ def grade_inputs(wildcards):
 
 
 # The label audit (rules/package.smk)
-DOUBTING_AUDIT = f"{WORK}/doubting/audit/audit.json"
+DOUBTING_AUDIT = f"{DW}/audit/audit.json"
 # its system-ranking agreement: the workflow's own runs and the configured ones (irdata/doubting/audit_ranking.py)
-DOUBTING_AUDIT_RANKING = f"{WORK}/doubting/audit/ranking.json"
-DOUBTING_AUDIT_RUNS = {name: f"{WORK}/doubting/audit/runs/{name}.trec" for name in AUDIT_OWN_RUNS}
-
-
-# the blinded human audit (irdata/doubting/human_audit.py), when it draws a sample
-DOUBTING_HUMAN_AUDIT = (
-    f"{WORK}/doubting/human_audit/results.json" if DOUBTING["audit"]["human"]["sample_queries"] else None
-)
+DOUBTING_AUDIT_RANKING = f"{DW}/audit/ranking.json"
+DOUBTING_AUDIT_RUNS = {name: f"{DW}/audit/runs/{name}.trec" for name in AUDIT_OWN_RUNS}
+# the blinded human audit (irdata/doubting/human_audit.py), for a build that draws a sample
+DOUBTING_HUMAN_AUDIT = f"{DW}/human_audit/results.json"
 
 
 def release_audit(wildcards):
-    """The label audit and the human audit, when the config asks for them (doubting.audit)."""
-    audits = {"human_audit": DOUBTING_HUMAN_AUDIT} if DOUBTING_HUMAN_AUDIT else {}
-    if not DOUBTING["audit"]["qrels"]:
+    """The label audit and the human audit, when the build asks for them (doubting.audit)."""
+    audit = build_doubting(wildcards)["audit"]
+    audits = {"human_audit": DOUBTING_HUMAN_AUDIT} if audit["human"]["sample_queries"] else {}
+    if not audit["qrels"]:
         return audits
     return {**audits, "audit": DOUBTING_AUDIT, "audit_ranking": DOUBTING_AUDIT_RANKING}
 
 
 def release_downstream(wildcards):
-    """The downstream comparison (rules/downstream.smk), when the config runs one (doubting.downstream)."""
-    return {"downstream": DS_RESULT} if DOUBTING["downstream"]["enabled"] else {}
+    """The downstream comparison (rules/downstream.smk), when the build runs one (doubting.downstream)."""
+    return {"downstream": DS_RESULT} if build_doubting(wildcards)["downstream"]["enabled"] else {}
 
 
-# The downstream comparison (rules/downstream.smk): what irdata/downstream/wiring.py computes, by wildcards
-DS_BASES = DOUBTING["downstream"]["base_models"]
-DS_COLLECTIONS = _ds_collections(config)
-DS_EVALUATIONS = _ds.evaluations(config)
-DS_TRAININGS = _ds.trainings(config)
+# The downstream comparison (rules/downstream.smk): what irdata/downstream/wiring.py computes, by wildcards,
+# over every build's (its {dsbase} and {dscoll} take any build's names)
+DS_BASES = sorted({b for built in BUILDS.values() for b in built["doubting"]["downstream"]["base_models"]})
+DS_COLLECTIONS = sorted({c for built in BUILDS.values() for c in _ds_collections(built)})
 
 
 def ds_beir_files(wildcards):
-    return _ds.beir_files(config, wildcards.dscoll)
+    return _ds.beir_files(build_config(wildcards), wildcards.dscoll)
 
 
 def ds_store(wildcards):
-    return _ds.store(wildcards.dscoll, STORES["msmarco"])
+    return _ds.store(wildcards.dscoll, wildcards.build, STORES[wildcards.build])
 
 
 def ds_shard_count(wildcards):
-    return _ds.shard_count(config, wildcards.dscoll, COLLECTION_SOURCES["msmarco"])
+    return _ds.shard_count(build_config(wildcards), wildcards.dscoll, COLLECTION_SOURCES[wildcards.build])
 
 
 def ds_model_inputs(wildcards):
@@ -257,7 +330,7 @@ def ds_encoded(wildcards, ext):
 
 
 def ds_qrels_sets(wildcards):
-    return _ds.qrels_sets(config, wildcards.dscoll, DOUBTING_ASSEMBLED, DOUBTING_CHECKED["dev_qrels"])
+    return _ds.qrels_sets(build_config(wildcards), wildcards.dscoll, DOUBTING_ASSEMBLED, DOUBTING_CHECKED["dev_qrels"])
 
 
 def ds_qrels_grades(wildcards):
@@ -266,5 +339,84 @@ def ds_qrels_grades(wildcards):
 
 def ds_evaluate_inputs(wildcards):
     return _ds.evaluate_inputs(
-        wildcards.dsbase, wildcards.dsmodel, wildcards.dscoll, QUERIES["dev"], ds_qrels_sets(wildcards)
+        build_config(wildcards),
+        wildcards.dsbase,
+        wildcards.dsmodel,
+        wildcards.dscoll,
+        build_queries(wildcards.build)["dev"],
+        ds_qrels_sets(wildcards),
     )
+
+
+# The input checks, the release and the report of a build (rules/queries.smk, package.smk, report.smk; the
+# targets in the Snakefile)
+def raw_inputs(wildcards):
+    return _source_input_paths(build_config(wildcards))
+
+
+def msmarco_inputs(wildcards):
+    doubting = build_doubting(wildcards)
+    return {
+        "collection": doubting["collection"],
+        "train_queries": doubting["train_queries"],
+        "raw_train_qrels": doubting["train_qrels"],
+        "dev_queries": doubting["dev_queries"],
+        "raw_dev_qrels": doubting["dev_qrels"],
+        "raw_dev_answers": doubting["dev_answers"],
+        "heldout_queries": doubting["heldout_queries"],
+    }
+
+
+def human_audit_sheet_inputs(wildcards):
+    """What the blinded human audit draws from: the dev or the train queries (doubting.audit.human.split)."""
+    return _human_audit_sheet_inputs(
+        build_doubting(wildcards)["audit"]["human"]["split"],
+        DOUBTING_ASSEMBLED,
+        DOUBTING_CHECKED,
+        build_queries(wildcards.build),
+    )
+
+
+def doubting_code_files(build):
+    """The code, prompt, env and schema files whose sha256 MANIFEST.json records (irdata.doubting.manifest)."""
+    return _code_files(workflow.basedir, _doubting.prompt_paths(STAGE, _LLM_RULES, build))
+
+
+def llm_job_stats(wildcards):
+    """The stats file of every LLM job of the build, by rule and split (the release gate's inputs)."""
+    audited = build_doubting(wildcards)["audit"]["qrels"]
+    return _doubting.llm_job_stats(
+        functools.partial(shard_paths, wildcards.build), _LLM_RULES, DOUBTING_AUDIT_STATS if audited else None
+    )
+
+
+def assemble_inputs(wildcards):
+    """assemble's per-shard inputs and the query id files of doubting.acquisition_batches."""
+    return {
+        **_doubting.assemble_shard_inputs(functools.partial(shard_paths, wildcards.build)),
+        "batch_files": _doubting.batch_files(build_doubting(wildcards)["acquisition_batches"]),
+    }
+
+
+def audit_input(key):
+    return lambda wildcards: build_doubting(wildcards)["audit"][key]
+
+
+# each build's figures and tables under its own title (doubting.title)
+def DOUBTING_REPORT_CATEGORY(wildcards):
+    return build_doubting(wildcards)["title"]
+
+
+# One target per release: `snakemake doubting` builds every declared Doubting build, `snakemake <name>` one of
+# them (README.md, "Several builds"), `snakemake eval44b` the 44b Eval; `all`, the default, builds them all.
+def build_targets(build):
+    """What `snakemake <build>` builds: its input check, its published release and its report figures and tables."""
+    return [
+        path.format(build=build)
+        for path in (
+            DOUBTING_INPUTS_CHECKED,  # first: for other input paths, plans the input check again
+            *rules.package.output,
+            *rules.report_doubting.output,
+            *(rules.report_downstream.output if BUILDS[build]["doubting"]["downstream"]["enabled"] else []),
+        )
+    ]

@@ -1,4 +1,4 @@
-# Doubting MS MARCO, the downstream comparison (irdata/downstream/): from each base model, a bi-encoder trained
+# Doubting, the downstream comparison of each build (irdata/downstream/): from each base model, a bi-encoder trained
 # on the release's positives and one on the official positives of the same queries (same hard negatives, seed,
 # steps, batch, loss), then the base and both trained models evaluated zero-shot by full retrieval; the result
 # goes into MANIFEST.json, the card and the report. Switched off by doubting.downstream.enabled: false.
@@ -17,16 +17,16 @@ rule downstream_training_set:
         qrels_train=f"{DOUBTING_ASSEMBLED}/{_DS_DATA_FILES['qrels', 'train']}",
         judgments_train=f"{DOUBTING_ASSEMBLED}/{_DS_DATA_FILES['judgments', 'train']}",
         official_qrels=DOUBTING_CHECKED["train_qrels"],
-        queries=QUERIES["train"],
-        bm25=bm25_index_files("msmarco"),
-        dense=dense_index_files("msmarco"),
+        queries=queries("train"),
+        bm25=bm25_index_files("{build}"),
+        dense=dense_index_files("{build}"),
     output:
         rows=f"{DS}/training.jsonl",
         report=f"{DS}/training.json",
     log:
-        "logs/downstream/training_set.log",
+        "logs/downstream/training_set/{build}.log",
     benchmark:
-        "benchmarks/downstream/training_set.tsv"
+        "benchmarks/downstream/training_set/{build}.tsv"
     conda:
         "../envs/retrieval.yaml"
     threads: 2
@@ -41,18 +41,18 @@ rule downstream_training_set:
 rule downstream_train:
     input:
         rows=rules.downstream_training_set.output.rows,
-        queries=QUERIES["train"],
-        store=STORES["msmarco"],
+        queries=queries("train"),
+        store=BUILD_STORE,
     output:
         model=_ds.model_files("{dsbase}", "{dsarm}"),
         report=_ds.training_report("{dsbase}", "{dsarm}"),
     log:
-        "logs/downstream/train/{dsbase}.{dsarm}.log",
+        "logs/downstream/train/{build}/{dsbase}.{dsarm}.log",
     benchmark:
-        "benchmarks/downstream/train/{dsbase}.{dsarm}.tsv"
+        "benchmarks/downstream/train/{build}/{dsbase}.{dsarm}.tsv"
     conda:
         "../envs/retrieval.yaml"
-    threads: DOUBTING["downstream"]["threads"]
+    threads: lambda wildcards: build_doubting(wildcards)["downstream"]["threads"]
     params:
         **stage_params("downstream_train"),
         model_dir=output_folder("model"),
@@ -69,9 +69,9 @@ rule downstream_beir_inputs:
         judged_qrels=f"{DS}/beir/{{dscoll}}/qrels.trec",
         report=f"{DS}/beir/{{dscoll}}/inputs.json",
     log:
-        "logs/downstream/beir_inputs/{dscoll}.log",
+        "logs/downstream/beir_inputs/{build}/{dscoll}.log",
     benchmark:
-        "benchmarks/downstream/beir_inputs/{dscoll}.tsv"
+        "benchmarks/downstream/beir_inputs/{build}/{dscoll}.tsv"
     conda:
         "../envs/retrieval.yaml"
     params:
@@ -88,12 +88,12 @@ rule downstream_encode:
         embeddings=f"{DS}/encoded/{{dsbase}}/{{dsmodel}}/{{dscoll}}/{{shard}}.npy",
         meta=f"{DS}/encoded/{{dsbase}}/{{dsmodel}}/{{dscoll}}/{{shard}}.json",
     log:
-        "logs/downstream/encode/{dsbase}.{dsmodel}.{dscoll}.{shard}.log",
+        "logs/downstream/encode/{build}/{dsbase}.{dsmodel}.{dscoll}.{shard}.log",
     benchmark:
-        "benchmarks/downstream/encode/{dsbase}.{dsmodel}.{dscoll}.{shard}.tsv"
+        "benchmarks/downstream/encode/{build}/{dsbase}.{dsmodel}.{dscoll}.{shard}.tsv"
     conda:
         "../envs/retrieval.yaml"
-    threads: DOUBTING["downstream"]["threads"]
+    threads: lambda wildcards: build_doubting(wildcards)["downstream"]["threads"]
     params:
         **stage_params("downstream_encode"),
         shards=ds_shard_count,
@@ -110,12 +110,12 @@ rule downstream_evaluate:
     output:
         result=f"{DS}/eval/{{dsbase}}/{{dsmodel}}/{{dscoll}}.json",
     log:
-        "logs/downstream/evaluate/{dsbase}.{dsmodel}.{dscoll}.log",
+        "logs/downstream/evaluate/{build}/{dsbase}.{dsmodel}.{dscoll}.log",
     benchmark:
-        "benchmarks/downstream/evaluate/{dsbase}.{dsmodel}.{dscoll}.tsv"
+        "benchmarks/downstream/evaluate/{build}/{dsbase}.{dsmodel}.{dscoll}.tsv"
     conda:
         "../envs/retrieval.yaml"
-    threads: DOUBTING["downstream"]["threads"]
+    threads: lambda wildcards: build_doubting(wildcards)["downstream"]["threads"]
     params:
         **stage_params("downstream_evaluate"),
         qrels_sets=ds_qrels_grades,
@@ -126,19 +126,23 @@ rule downstream_evaluate:
 rule downstream_compare:
     input:
         training_set=rules.downstream_training_set.output.report,
-        training_reports=[f"{DS}/models/{b}/{a}.train.json" for b, a in DS_TRAININGS],
-        evaluation_results=[f"{DS}/eval/{b}/{m}/{c}.json" for b, m, c in DS_EVALUATIONS],
+        training_reports=lambda wildcards: [
+            f"{DS}/models/{b}/{a}.train.json" for b, a in _ds.trainings(build_config(wildcards))
+        ],
+        evaluation_results=lambda wildcards: [
+            f"{DS}/eval/{b}/{m}/{c}.json" for b, m, c in _ds.evaluations(build_config(wildcards))
+        ],
     output:
         result=DS_RESULT,
     log:
-        "logs/downstream/compare.log",
+        "logs/downstream/compare/{build}.log",
     benchmark:
-        "benchmarks/downstream/compare.tsv"
+        "benchmarks/downstream/compare/{build}.tsv"
     conda:
         "../envs/core.yaml"
     params:
         **stage_params("downstream_compare"),
-        evaluations=DS_EVALUATIONS,
-        trainings=DS_TRAININGS,
+        evaluations=lambda wildcards: _ds.evaluations(build_config(wildcards)),
+        trainings=lambda wildcards: _ds.trainings(build_config(wildcards)),
     script:
         "../workflow_scripts/downstream_compare.py"

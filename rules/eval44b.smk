@@ -25,7 +25,7 @@ rule split_papers:
         raw_papers=EVAL44B["papers"],
         raw_reviews=EVAL44B["reviews"],
     output:
-        collection=COLLECTIONS["papers44b"],
+        collection=PAPERS44B_TSV,
         papers=f"{E44}/papers.jsonl",
         reviews=f"{E44}/reviews.jsonl",
         report=f"{E44}/split.json",

@@ -8,47 +8,41 @@
 # from the staged release with -R package. Formats of the per-shard files: workflow_scripts/irdata/shard_files.py.
 
 from irdata.doubting.assemble import assembled_files as _assembled_files
-from irdata.doubting.manifest import code_files as _code_files
 from irdata.doubting.package import release_files as _release_files
-from irdata.doubting.human_audit import sheet_inputs as _human_audit_sheet_inputs
 from irdata.doubting import wiring as _doubting
 
-DOUBTING_ASSEMBLED = f"{WORK}/doubting/assembled"
-DOUBTING_STAGED = f"{WORK}/doubting/release"
-DOUBTING_FAILURES = f"{WORK}/doubting/failures.json"
-DOUBTING_PUBLISHED = f"{WORK}/doubting/published.json"
-DOUBTING_BATCHES = DOUBTING["acquisition_batches"]
-# what the blinded human audit draws from: the dev or the train queries (doubting.audit.human.split)
-HUMAN_AUDIT_SHEET_INPUTS = _human_audit_sheet_inputs(
-    DOUBTING["audit"]["human"]["split"], DOUBTING_ASSEMBLED, DOUBTING_CHECKED, QUERIES
-)
+DOUBTING_ASSEMBLED = f"{DW}/assembled"
+DOUBTING_STAGED = f"{DW}/release"
+DOUBTING_FAILURES = f"{DW}/failures.json"
+DOUBTING_PUBLISHED = f"{DW}/published.json"
 # the per-shard LLM rules (the audit, when configured, is one job of its own)
 _LLM_RULES = _doubting.llm_rules()
-DOUBTING_AUDIT_STATS = f"{WORK}/doubting/stats/audit_labels/audit.json"
-# code, prompt, env and schema files whose sha256 MANIFEST.json records (irdata.doubting.manifest)
-DOUBTING_PROMPTS = _doubting.prompt_paths(STAGE, _LLM_RULES)
-DOUBTING_CODE_FILES = _code_files(workflow.basedir, DOUBTING_PROMPTS)
-# the stats file of every LLM job, by rule and split (the release gate's inputs)
-LLM_JOB_STATS = _doubting.llm_job_stats(
-    shard_paths, _LLM_RULES, DOUBTING_AUDIT_STATS if DOUBTING["audit"]["qrels"] else None
-)
+DOUBTING_AUDIT_STATS = f"{DW}/stats/audit_labels/audit.json"
 
-if DOUBTING["audit"]["qrels"]:
+
+# the label audit, for the builds that have one (doubting.audit.qrels)
+AUDITED_BUILDS = builds_where(lambda doubting: doubting["audit"]["qrels"])
+# the human audit, for the builds that draw a sample (doubting.audit.human.sample_queries)
+HUMAN_AUDITED_BUILDS = builds_where(lambda doubting: doubting["audit"]["human"]["sample_queries"])
+
+if AUDITED_BUILDS != "(?!)":
 
     rule audit_labels:
         input:
             unpack(stage_prompts("audit_labels")),
-            qrels=DOUBTING["audit"]["qrels"],
-            queries=DOUBTING["audit"]["queries"],
-            collection=STORES["msmarco"],
+            qrels=audit_input("qrels"),
+            queries=audit_input("queries"),
+            collection=BUILD_STORE,
         output:
-            grades=f"{WORK}/doubting/audit/grades.parquet",
+            grades=f"{DW}/audit/grades.parquet",
             audit=DOUBTING_AUDIT,
             stats=DOUBTING_AUDIT_STATS,
         log:
-            "logs/audit_labels.log",
+            "logs/audit_labels/{build}.log",
         benchmark:
-            "benchmarks/audit_labels.tsv"
+            "benchmarks/audit_labels/{build}.tsv"
+        wildcard_constraints:
+            build=AUDITED_BUILDS,
         conda:
             "../envs/llm.yaml"
         resources:
@@ -61,16 +55,18 @@ if DOUBTING["audit"]["qrels"]:
     # the workflow's own runs over the judged audit queries
     rule audit_runs:
         input:
-            qrels=DOUBTING["audit"]["qrels"],
-            queries=DOUBTING["audit"]["queries"],
-            bm25=bm25_index_files("msmarco"),
-            dense=dense_index_files("msmarco"),
+            qrels=audit_input("qrels"),
+            queries=audit_input("queries"),
+            bm25=bm25_index_files("{build}"),
+            dense=dense_index_files("{build}"),
         output:
             **{f"{name}_run": path for name, path in DOUBTING_AUDIT_RUNS.items()},
         log:
-            "logs/audit_runs.log",
+            "logs/audit_runs/{build}.log",
         benchmark:
-            "benchmarks/audit_runs.tsv"
+            "benchmarks/audit_runs/{build}.tsv"
+        wildcard_constraints:
+            build=AUDITED_BUILDS,
         conda:
             "../envs/retrieval.yaml"
         threads: 2
@@ -86,13 +82,15 @@ if DOUBTING["audit"]["qrels"]:
         input:
             **DOUBTING_AUDIT_RUNS,
             grades=rules.audit_labels.output.grades,
-            runs=_audit_run_files(DOUBTING["audit"]["runs"]),
+            runs=lambda wildcards: _audit_run_files(build_doubting(wildcards)["audit"]["runs"]),
         output:
             ranking=DOUBTING_AUDIT_RANKING,
         log:
-            "logs/audit_ranking.log",
+            "logs/audit_ranking/{build}.log",
         benchmark:
-            "benchmarks/audit_ranking.tsv"
+            "benchmarks/audit_ranking/{build}.tsv"
+        wildcard_constraints:
+            build=AUDITED_BUILDS,
         conda:
             "../envs/retrieval.yaml"
         params:
@@ -101,21 +99,23 @@ if DOUBTING["audit"]["qrels"]:
             "../workflow_scripts/audit_ranking.py"
 
 
-if DOUBTING_HUMAN_AUDIT:
+if HUMAN_AUDITED_BUILDS != "(?!)":
 
     # the blinded sheet: strict and official positives of a sample of dev queries, origins hidden
     rule human_audit_sheet:
         input:
-            **HUMAN_AUDIT_SHEET_INPUTS,
-            collection=STORES["msmarco"],
+            unpack(human_audit_sheet_inputs),
+            collection=BUILD_STORE,
         output:
-            sheet=f"{WORK}/doubting/human_audit/sheet.csv",
-            label_studio=f"{WORK}/doubting/human_audit/sheet.labelstudio.json",
-            key=f"{WORK}/doubting/human_audit/key.json",
+            sheet=f"{DW}/human_audit/sheet.csv",
+            label_studio=f"{DW}/human_audit/sheet.labelstudio.json",
+            key=f"{DW}/human_audit/key.json",
         log:
-            "logs/human_audit_sheet.log",
+            "logs/human_audit_sheet/{build}.log",
         benchmark:
-            "benchmarks/human_audit_sheet.tsv"
+            "benchmarks/human_audit_sheet/{build}.tsv"
+        wildcard_constraints:
+            build=HUMAN_AUDITED_BUILDS,
         conda:
             "../envs/core.yaml"
         params:
@@ -127,15 +127,17 @@ if DOUBTING_HUMAN_AUDIT:
     rule human_audit_results:
         input:
             key=rules.human_audit_sheet.output.key,
-            sheets=DOUBTING["audit"]["human"]["sheets"],
-            queries=HUMAN_AUDIT_SHEET_INPUTS["queries"],
-            collection=STORES["msmarco"],
+            sheets=lambda wildcards: build_doubting(wildcards)["audit"]["human"]["sheets"],
+            queries=lambda wildcards: human_audit_sheet_inputs(wildcards)["queries"],
+            collection=BUILD_STORE,
         output:
             results=DOUBTING_HUMAN_AUDIT,
         log:
-            "logs/human_audit_results.log",
+            "logs/human_audit_results/{build}.log",
         benchmark:
-            "benchmarks/human_audit_results.tsv"
+            "benchmarks/human_audit_results/{build}.tsv"
+        wildcard_constraints:
+            build=HUMAN_AUDITED_BUILDS,
         conda:
             "../envs/core.yaml"
         params:
@@ -146,17 +148,16 @@ if DOUBTING_HUMAN_AUDIT:
 
 rule assemble:
     input:
+        unpack(assemble_inputs),
         **DOUBTING_IDS,
-        **_doubting.assemble_shard_inputs(shard_paths),
         train_qrels=DOUBTING_CHECKED["train_qrels"],
         dev_qrels=DOUBTING_CHECKED["dev_qrels"],
-        batch_files=_doubting.batch_files(DOUBTING_BATCHES),
     output:
         assembled=[f"{DOUBTING_ASSEMBLED}/{rel}" for rel in _assembled_files()],
     log:
-        "logs/assemble.log",
+        "logs/assemble/{build}.log",
     benchmark:
-        "benchmarks/assemble.tsv"
+        "benchmarks/assemble/{build}.tsv"
     conda:
         "../envs/core.yaml"
     params:
@@ -170,14 +171,14 @@ rule assemble:
 rule bm25_dev_run:
     input:
         dev_all=DOUBTING_IDS["dev_all"],
-        queries=QUERIES["dev"],
-        bm25=bm25_index_files("msmarco"),
+        queries=queries("dev"),
+        bm25=bm25_index_files("{build}"),
     output:
-        run=f"{WORK}/doubting/bm25_dev.trec",
+        run=f"{DW}/bm25_dev.trec",
     log:
-        "logs/bm25_dev_run.log",
+        "logs/bm25_dev_run/{build}.log",
     benchmark:
-        "benchmarks/bm25_dev_run.tsv"
+        "benchmarks/bm25_dev_run/{build}.tsv"
     conda:
         "../envs/retrieval.yaml"
     params:
@@ -189,13 +190,13 @@ rule bm25_dev_run:
 
 rule release_gate:
     input:
-        **LLM_JOB_STATS,
+        unpack(llm_job_stats),
     output:
         failures=DOUBTING_FAILURES,
     log:
-        "logs/release_gate.log",
+        "logs/release_gate/{build}.log",
     benchmark:
-        "benchmarks/release_gate.tsv"
+        "benchmarks/release_gate/{build}.tsv"
     conda:
         "../envs/core.yaml"
     params:
@@ -206,8 +207,8 @@ rule release_gate:
 
 rule stage_release:
     input:
-        **release_audit(None),
-        **release_downstream(None),
+        unpack(release_audit),
+        unpack(release_downstream),
         inputs_checked=DOUBTING_INPUTS_CHECKED,
         assembled_files=rules.assemble.output,
         inputs_json=DOUBTING_INPUTS_REPORT,
@@ -217,15 +218,15 @@ rule stage_release:
     output:
         release=[f"{DOUBTING_STAGED}/{rel}" for rel in _release_files()],
     log:
-        "logs/stage_release.log",
+        "logs/stage_release/{build}.log",
     benchmark:
-        "benchmarks/stage_release.tsv"
+        "benchmarks/stage_release/{build}.tsv"
     conda:
         "../envs/core.yaml"
     params:
         # MANIFEST.json records these files' sha256: each is hashed like a prompt
-        **stage_params("stage_release", files=DOUBTING_CODE_FILES),
-        code_files=DOUBTING_CODE_FILES,
+        **stage_params("stage_release", files=lambda wildcards: doubting_code_files(wildcards.build)),
+        code_files=lambda wildcards: doubting_code_files(wildcards.build),
         assembled=lambda wildcards, input: str(Path(input.assembled_files[-1]).parent),
         staged=lambda wildcards, output: str(Path(output[-1]).parent),
     script:
@@ -239,7 +240,7 @@ rule package:
     output:
         published=DOUBTING_PUBLISHED,
     log:
-        "logs/package.log",
+        "logs/package/{build}.log",
     conda:
         "../envs/core.yaml"
     params:

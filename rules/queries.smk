@@ -1,85 +1,75 @@
-# Doubting MS MARCO, first stages: validate the raw inputs, dedup train queries, shard queries.
+# Doubting, first stages of every build: validate the raw inputs, dedup train queries, shard queries.
 
-from irdata.beir_inputs import source_input_paths as _source_input_paths
-from irdata.msmarco_inputs import checked_record_name as _checked_record_name
-
-# The raw input files the config names are in the input check's settings (irdata/msmarco_inputs.py,
-# irdata/beir_inputs.py). The check's record of them is named by their paths: Snakemake takes an existing
-# output whose producer lacks its inputs for a source file, so a release (stage_release, package, the
-# doubting target) needs this record, which does not exist for other input paths: a production overlay in a
-# demo checkout plans the check again, and the dry-run names the missing inputs.
-DOUBTING_RAW_INPUTS = _source_input_paths(config)
-DOUBTING_INPUTS_CHECKED = f"{WORK}/doubting/inputs/{_checked_record_name(DOUBTING_RAW_INPUTS)}"
+# The raw input files a build names are in its input check's settings (irdata/msmarco_inputs.py,
+# irdata/beir_inputs.py), so that naming other files reruns the check, and stage_release checks them against
+# the check's record (checked.json).
+DOUBTING_INPUTS_CHECKED = f"{DW}/inputs/checked.json"
 
 
-# One input check per source format (doubting.source.format), each writing the same checked files.
-if BEIR:
+# One input check per source format (doubting.source.format), each writing the same checked files; each
+# build's check is the rule of its format.
+rule validate_beir_inputs:
+    input:
+        raw_inputs=raw_inputs,
+    output:
+        **DOUBTING_CHECKED,
+        train_queries=BEIR_QUERIES["train"],
+        dev_queries=BEIR_QUERIES["dev"],
+        heldout_queries=BEIR_QUERIES["heldout"],
+        report=DOUBTING_INPUTS_REPORT,
+        checked=DOUBTING_INPUTS_CHECKED,
+        store=BUILD_STORE,  # the corpus, with its titles, as the passage store
+    log:
+        "logs/validate_beir_inputs/{build}.log",
+    benchmark:
+        "benchmarks/validate_beir_inputs/{build}.tsv"
+    wildcard_constraints:
+        build=builds_where(is_beir),
+    priority: 100
+    conda:
+        "../envs/core.yaml"
+    params:
+        **stage_params("validate_beir_inputs"),
+    script:
+        "../workflow_scripts/validate_beir_inputs.py"
 
-    rule validate_beir_inputs:
-        input:
-            raw_inputs=DOUBTING_RAW_INPUTS,
-        output:
-            **DOUBTING_CHECKED,
-            train_queries=QUERIES["train"],
-            dev_queries=QUERIES["dev"],
-            heldout_queries=QUERIES["heldout"][0],
-            report=DOUBTING_INPUTS_REPORT,
-            checked=DOUBTING_INPUTS_CHECKED,
-            store=STORES["msmarco"],  # the corpus, with its titles, as the passage store
-        log:
-            "logs/validate_beir_inputs.log",
-        benchmark:
-            "benchmarks/validate_beir_inputs.tsv"
-        priority: 100
-        conda:
-            "../envs/core.yaml"
-        params:
-            **stage_params("validate_beir_inputs"),
-        script:
-            "../workflow_scripts/validate_beir_inputs.py"
 
-else:
-
-    rule validate_msmarco_inputs:
-        input:
-            collection=DOUBTING["collection"],
-            train_queries=DOUBTING["train_queries"],
-            raw_train_qrels=DOUBTING["train_qrels"],
-            dev_queries=DOUBTING["dev_queries"],
-            raw_dev_qrels=DOUBTING["dev_qrels"],
-            raw_dev_answers=DOUBTING["dev_answers"],
-            heldout_queries=DOUBTING["heldout_queries"],
-        output:
-            **DOUBTING_CHECKED,
-            report=DOUBTING_INPUTS_REPORT,
-            checked=DOUBTING_INPUTS_CHECKED,
-            store=STORES["msmarco"],  # the collection as the passage store every later stage reads
-        log:
-            "logs/validate_msmarco_inputs.log",
-        benchmark:
-            "benchmarks/validate_msmarco_inputs.tsv"
-        # Input checks run before anything else, so bad input fails before an expensive job starts.
-        priority: 100
-        conda:
-            "../envs/core.yaml"
-        params:
-            **stage_params("validate_msmarco_inputs"),
-        script:
-            "../workflow_scripts/validate_msmarco_inputs.py"
+rule validate_msmarco_inputs:
+    input:
+        unpack(msmarco_inputs),
+    output:
+        **DOUBTING_CHECKED,
+        report=DOUBTING_INPUTS_REPORT,
+        checked=DOUBTING_INPUTS_CHECKED,
+        store=BUILD_STORE,  # the collection as the passage store every later stage reads
+    log:
+        "logs/validate_msmarco_inputs/{build}.log",
+    benchmark:
+        "benchmarks/validate_msmarco_inputs/{build}.tsv"
+    wildcard_constraints:
+        build=builds_where(lambda doubting: not is_beir(doubting)),
+    # Input checks run before anything else, so bad input fails before an expensive job starts.
+    priority: 100
+    conda:
+        "../envs/core.yaml"
+    params:
+        **stage_params("validate_msmarco_inputs"),
+    script:
+        "../workflow_scripts/validate_msmarco_inputs.py"
 
 
 rule dedup_train_queries:
     input:
         validated=DOUBTING_INPUTS_REPORT,
-        train_queries=QUERIES["train"],
-        dev_queries=QUERIES["dev"],
-        heldout_queries=QUERIES["heldout"],
+        train_queries=queries("train"),
+        dev_queries=queries("dev"),
+        heldout_queries=queries("heldout"),
     output:
         **DOUBTING_IDS,
     log:
-        "logs/dedup_train_queries.log",
+        "logs/dedup_train_queries/{build}.log",
     benchmark:
-        "benchmarks/dedup_train_queries.tsv"
+        "benchmarks/dedup_train_queries/{build}.tsv"
     conda:
         "../envs/core.yaml"
     params:
@@ -88,20 +78,38 @@ rule dedup_train_queries:
         "../workflow_scripts/dedup_train_queries.py"
 
 
+# One rule per build: the number of shard files a build's check writes is its own (doubting.shards). A
+# profile keys on rule names, so each takes its SLURM settings here (profiles/slurm: a first stage, group prep).
+for _build in BUILDS:
+
+    rule:
+        name:
+            f"shard_queries_{_build}"
+        input:
+            train=DOUBTING_IDS["train_collection"].format(build=_build),
+            dev=DOUBTING_IDS["dev_all"].format(build=_build),
+        output:
+            train_shards=shard_paths(_build, "train"),
+            dev_shards=shard_paths(_build, "dev"),
+        log:
+            f"logs/shard_queries/{_build}.log",
+        benchmark:
+            f"benchmarks/shard_queries/{_build}.tsv"
+        group:
+            "prep"
+        conda:
+            "../envs/core.yaml"
+        threads: 1
+        resources:
+            mem_mb=1000,
+            runtime=10,
+        params:
+            **stage_params("shard_queries", build=_build),
+        script:
+            "../workflow_scripts/shard_queries.py"
+
+
+# `snakemake shard_queries`: the shards of every build
 rule shard_queries:
     input:
-        train=DOUBTING_IDS["train_collection"],
-        dev=DOUBTING_IDS["dev_all"],
-    output:
-        train_shards=shard_paths("train"),
-        dev_shards=shard_paths("dev"),
-    log:
-        "logs/shard_queries.log",
-    benchmark:
-        "benchmarks/shard_queries.tsv"
-    conda:
-        "../envs/core.yaml"
-    params:
-        **stage_params("shard_queries"),
-    script:
-        "../workflow_scripts/shard_queries.py"
+        [shard_paths(build, split) for build in BUILDS for split in ("train", "dev")],

@@ -4,7 +4,8 @@
 from irdata.doubting.assemble import DATA_FILES as _DATA_FILES, STATS as _STATS
 
 REPORT_DIR = f"{WORK}/report"
-DOUBTING_REPORT_CATEGORY = "Doubting MS MARCO"
+
+
 EVAL44B_REPORT_CATEGORY = "44b Eval"
 
 
@@ -16,57 +17,57 @@ rule report_doubting:
         dev_queries=f"{DOUBTING_ASSEMBLED}/{_DATA_FILES['dev_queries', 'dev']}",
         manifest=f"{DOUBTING_STAGED}/MANIFEST.json",  # the published one's bytes
         published=rules.package.output,
-        agent_stats_train=shard_paths("train", "stats", rule="agent_search"),
-        agent_stats_dev=shard_paths("dev", "stats", rule="agent_search"),
-        agent_train=shard_paths("train", "agent"),
-        agent_dev=shard_paths("dev", "agent"),
+        agent_stats_train=lambda w: shard_paths(w.build, "train", "stats", rule="agent_search"),
+        agent_stats_dev=lambda w: shard_paths(w.build, "dev", "stats", rule="agent_search"),
+        agent_train=lambda w: shard_paths(w.build, "train", "agent"),
+        agent_dev=lambda w: shard_paths(w.build, "dev", "agent"),
     output:
         summary=report(
-            f"{REPORT_DIR}/doubting/summary.html",
+            f"{REPORT_DIR}/doubting/{{build}}/summary.html",
             caption="../report/doubting_summary.rst",
             category=DOUBTING_REPORT_CATEGORY,
             subcategory="Tables",
         ),
         grades=report(
-            f"{REPORT_DIR}/doubting/grades.png",
+            f"{REPORT_DIR}/doubting/{{build}}/grades.png",
             caption="../report/doubting_grades.rst",
             category=DOUBTING_REPORT_CATEGORY,
             subcategory="Figures",
         ),
         wood=report(
-            f"{REPORT_DIR}/doubting/wood.png",
+            f"{REPORT_DIR}/doubting/{{build}}/wood.png",
             caption="../report/doubting_wood.rst",
             category=DOUBTING_REPORT_CATEGORY,
             subcategory="Figures",
         ),
         proposals=report(
-            f"{REPORT_DIR}/doubting/proposals.png",
+            f"{REPORT_DIR}/doubting/{{build}}/proposals.png",
             caption="../report/doubting_proposals.rst",
             category=DOUBTING_REPORT_CATEGORY,
             subcategory="Figures",
         ),
         failures=report(
-            f"{REPORT_DIR}/doubting/failures.html",
+            f"{REPORT_DIR}/doubting/{{build}}/failures.html",
             caption="../report/doubting_failures.rst",
             category=DOUBTING_REPORT_CATEGORY,
             subcategory="Tables",
         ),
         audit=report(
-            f"{REPORT_DIR}/doubting/audit.html",
+            f"{REPORT_DIR}/doubting/{{build}}/audit.html",
             caption="../report/doubting_audit.rst",
             category=DOUBTING_REPORT_CATEGORY,
             subcategory="Tables",
         ),
         agent=report(
-            f"{REPORT_DIR}/doubting/agent.html",
+            f"{REPORT_DIR}/doubting/{{build}}/agent.html",
             caption="../report/doubting_agent.rst",
             category=DOUBTING_REPORT_CATEGORY,
             subcategory="Tables",
         ),
     log:
-        "logs/report_doubting.log",
+        "logs/report_doubting/{build}.log",
     benchmark:
-        "benchmarks/report_doubting.tsv"
+        "benchmarks/report_doubting/{build}.tsv"
     conda:
         "../envs/report.yaml"
     params:
@@ -102,21 +103,21 @@ rule report_downstream:
         result=DS_RESULT,
     output:
         table=report(
-            f"{REPORT_DIR}/doubting/downstream.html",
+            f"{REPORT_DIR}/doubting/{{build}}/downstream.html",
             caption="../report/doubting_downstream.rst",
             category=DOUBTING_REPORT_CATEGORY,
             subcategory="Tables",
         ),
         figure=report(
-            f"{REPORT_DIR}/doubting/downstream.png",
+            f"{REPORT_DIR}/doubting/{{build}}/downstream.png",
             caption="../report/doubting_downstream.rst",
             category=DOUBTING_REPORT_CATEGORY,
             subcategory="Figures",
         ),
     log:
-        "logs/report_downstream.log",
+        "logs/report_downstream/{build}.log",
     benchmark:
-        "benchmarks/report_downstream.tsv"
+        "benchmarks/report_downstream/{build}.tsv"
     conda:
         "../envs/report.yaml"
     params:

@@ -5,14 +5,14 @@
 
 
 wildcard_constraints:
-    collection=r"[A-Za-z0-9_]+",
+    collection="|".join(re.escape(name) for name in COLLECTIONS),
     shard=r"[0-9]{4}",
 
 
-# MS MARCO's store comes out of validate_msmarco_inputs (rules/queries.smk), which parses the TSV.
+# A build's store comes out of its input check (rules/queries.smk), which parses its files.
 rule papers_store:
     input:
-        collection=COLLECTIONS["papers44b"],
+        collection=PAPERS44B_TSV,
     output:
         store=STORES["papers44b"],
     log:

@@ -57,7 +57,7 @@ FIRST_STAGES = ["shard_queries", "split_papers"]
 # Tests 1-2: the first stages and both indexes, each job a process of its own on the node (an index must
 # not depend on the process that builds it). `all` is both releases, ~35 min more on 2 cores: the local
 # demo build (tests/workflow/test_demo_build.py) covers the rest of the DAG.
-INDEXES = [f"work/index/msmarco/{kind}/settings.json" for kind in ("bm25", "dense")]
+INDEXES = [f"work/index/demo/{kind}/settings.json" for kind in ("bm25", "dense")]
 TARGETS = os.environ.get("IRDATA_SLURM_TEST_TARGETS", " ".join(FIRST_STAGES + INDEXES)).split()
 REQUIRED = os.environ.get("IRDATA_SLURM_TEST_REQUIRED") == "1"
 KEEP = os.environ.get("IRDATA_SLURM_KEEP") == "1"
@@ -143,8 +143,8 @@ class Workflow:
         self.config_args = ["--configfile", "config.yaml", str(TINY_DEMO.relative_to(REPO))]
 
     def input_path(self, key: str) -> Path:
-        """The path of a `doubting:` input of the demo config."""
-        return self.root / yaml.safe_load((self.root / "config.yaml").read_text())["doubting"][key]
+        """The path of an input of the demo's build (config.yaml's builds.demo)."""
+        return self.root / yaml.safe_load((self.root / "config.yaml").read_text())["builds"]["demo"][key]
 
     def snakemake(self, profile: str, *args: str, targets=TARGETS) -> subprocess.CompletedProcess:
         cmd = ["timeout", "-s", "KILL", str(RUN_TIMEOUT), sys.executable, "-m", "snakemake", *targets,

@@ -43,12 +43,19 @@ SPLITS = {"qrels": ["train", "dev"], "judgments": ["train", "dev"], "train_queri
 BATCH_DESCRIPTIONS = {"train": {"train-pilot": "a pilot run"}, "dev": {}}
 
 
+# the keys that name a release, as a build named for MS MARCO sets them (irdata/builds.py defaults them from a
+# build's name)
+RELEASE_NAMES = {"title": "Doubting MS MARCO", "repo_id": "Shroedingercat/doubting-ms-marco",
+                 "package_dir": "results/doubting-ms-marco", "release_ledger": "work/doubting-release-ledger.json",
+                 "acquisition_batches": {"train": {"default": "demo-train"}, "dev": {"default": "demo-dev"}}}
+
+
 def config_used(version="v0.1-test", grading=None, **doubting) -> dict:
     """The config the package rule passes: the doubting, annotation and retrieval sections with the schemas'
     defaults filled in; `grading`: annotation.grading."""
-    section = {"version": version, "collection": "resources/demo/collection.tsv", "train_queries": "tq.tsv",
-               "train_qrels": "qrels.train.tsv", "dev_queries": "dq.tsv", "dev_qrels": "qrels.dev.tsv",
-               "dev_answers": "answers.jsonl", "heldout_queries": ["dq.tsv"], **doubting}
+    section = {**RELEASE_NAMES, "version": version, "collection": "resources/demo/collection.tsv",
+               "train_queries": "tq.tsv", "train_qrels": "qrels.train.tsv", "dev_queries": "dq.tsv",
+               "dev_qrels": "qrels.dev.tsv", "dev_answers": "answers.jsonl", "heldout_queries": ["dq.tsv"], **doubting}
     validate(section, str(REPO / "schemas/doubting.schema.yaml"))
     annotation = {"grading": dict(grading or {})}
     validate(annotation, str(REPO / "schemas/annotation.schema.yaml"))
@@ -720,8 +727,9 @@ def test_card_counts_dropped_qrels_rows(tmp_path):
 def test_demo_and_production_configs_set_what_the_card_claims():
     demo = yaml.safe_load((REPO / "config.yaml").read_text())
     production = yaml.safe_load((REPO / "config/production.yaml").read_text())
-    assert demo["doubting"]["ids_refer_to"] == "collection" and demo["doubting"]["license"]
-    assert production["doubting"]["ids_refer_to"] == "msmarco-v1" and production["doubting"]["paper"]
+    assert demo["builds"]["demo"]["ids_refer_to"] == "collection" and demo["builds"]["demo"]["license"]
+    msmarco = production["builds"]["msmarco"]
+    assert msmarco["ids_refer_to"] == "msmarco-v1" and msmarco["paper"]
 
 
 # -- evaluate.py: --min-rel, --per-query, and no silent zero -----------------------------------------

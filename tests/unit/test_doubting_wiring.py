@@ -10,8 +10,8 @@ def shard_paths(split, kind="ids", rule=None):
 class Prompts:
     """A StageWiring's prompt_paths: one prompt shared by every rule and one of each rule and split."""
 
-    def prompt_paths(self, name, wildcards):
-        return ["prompts/shared.txt", f"prompts/{name}.{wildcards['split']}.txt"]
+    def prompt_paths(self, name, wildcards, build):
+        return ["prompts/shared.txt", f"prompts/{name}.{wildcards['split']}.{build}.txt"]
 
 
 def test_the_per_shard_llm_rules_are_the_gated_ones_but_the_audit():
@@ -19,8 +19,8 @@ def test_the_per_shard_llm_rules_are_the_gated_ones_but_the_audit():
 
 
 def test_the_prompts_are_each_rules_and_splits_once_sorted():
-    assert wiring.prompt_paths(Prompts(), ["grade", "wood"]) == [
-        "prompts/grade.dev.txt", "prompts/grade.train.txt", "prompts/shared.txt", "prompts/wood.train.txt"]
+    assert wiring.prompt_paths(Prompts(), ["grade", "wood"], "b") == [
+        "prompts/grade.dev.b.txt", "prompts/grade.train.b.txt", "prompts/shared.txt", "prompts/wood.train.b.txt"]
 
 
 def test_the_gate_reads_every_llm_jobs_stats_and_the_audits_only_when_it_runs():

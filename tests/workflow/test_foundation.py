@@ -7,13 +7,13 @@ import pytest
 
 pytestmark = pytest.mark.workflow
 
-FOUNDATION = ["work/doubting/ids/train_excluded.tsv", "work/doubting/shards/dev/0000.txt"]
+FOUNDATION = ["work/doubting/demo/ids/train_excluded.tsv", "work/doubting/demo/shards/dev/0000.txt"]
 
 
 def test_dry_run_lists_the_whole_dag(workflow):
     planned = set(workflow.planned_rules())
     expected = {
-        "validate_msmarco_inputs", "dedup_train_queries", "shard_queries",
+        "validate_msmarco_inputs", "dedup_train_queries", "shard_queries_demo",
         "index_bm25", "encode_passages", "index_dense",
         "agent_search", "grade", "generate_answer", "wood", "llm_identity", "audit_labels", "audit_runs",
         "audit_ranking", "human_audit_sheet", "human_audit_results", "assemble",
@@ -33,7 +33,7 @@ def test_lint_is_clean(workflow):
 def planted_and_excluded(root) -> tuple[set, set]:
     with open(root / "resources/demo/planted_duplicates.tsv", newline="") as fh:
         planted = {(r["query_id"], r["reason"], r["duplicate_of"]) for r in csv.DictReader(fh, delimiter="\t")}
-    with open(root / "work/doubting/ids/train_excluded.tsv", newline="") as fh:
+    with open(root / "work/doubting/demo/ids/train_excluded.tsv", newline="") as fh:
         rows = list(csv.DictReader(fh, delimiter="\t"))
     assert list(rows[0]) == ["query_id", "reason", "duplicate_of"]
     return planted, {(r["query_id"], r["reason"], r["duplicate_of"]) for r in rows}
@@ -46,22 +46,22 @@ def test_dedup_outputs_match_the_planted_duplicates(workflow):
     assert excluded == planted
     assert {reason for _, reason, _ in planted} == {"heldout", "repeat"}
 
-    kept = (root / "work/doubting/ids/train_collection.txt").read_text().split()
+    kept = (root / "work/doubting/demo/ids/train_collection.txt").read_text().split()
     train_ids = [line.split("\t")[0] for line in (root / "resources/demo/queries.train.tsv").read_text().splitlines()]
     assert kept == [q for q in train_ids if q not in {p[0] for p in planted}]
     dev_ids = [line.split("\t")[0] for line in (root / "resources/demo/queries.dev.small.tsv").read_text().splitlines()]
-    assert (root / "work/doubting/ids/dev_all.txt").read_text().split() == dev_ids
+    assert (root / "work/doubting/demo/ids/dev_all.txt").read_text().split() == dev_ids
 
-    shards = sorted((root / "work/doubting/shards/train").glob("*.txt"))
+    shards = sorted((root / "work/doubting/demo/shards/train").glob("*.txt"))
     sharded = [q for path in shards for q in path.read_text().split()]
     assert sorted(sharded) == sorted(kept)
 
 
 def test_default_demo_annotates_a_deterministic_sample(workflow):
     workflow.snakemake("--cores", "2", *FOUNDATION)
-    first = (workflow.root / "work/doubting/ids/train_collection.txt").read_text()
+    first = (workflow.root / "work/doubting/demo/ids/train_collection.txt").read_text()
     workflow.snakemake(*FOUNDATION, "--cores", "2", "--forcerun", "dedup_train_queries")
-    assert (workflow.root / "work/doubting/ids/train_collection.txt").read_text() == first
+    assert (workflow.root / "work/doubting/demo/ids/train_collection.txt").read_text() == first
     assert 0 < len(first.split()) <= 12
     # the sample takes the planted duplicates in (train_sample.with_duplicates): the demo shows the dedup
     planted, excluded = planted_and_excluded(workflow.root)
@@ -85,6 +85,6 @@ def test_bad_input_stops_before_any_expensive_stage(workflow, corrupt, words):
     assert "Error in rule validate_msmarco_inputs" in output
     # nothing expensive started on MS MARCO, and nothing half-written is left for Snakemake to
     # trust (the 44b release does not read these inputs, so its jobs may legitimately finish)
-    assert not (workflow.root / "work/index/msmarco").exists()
-    assert not (workflow.root / "work/doubting/agent").exists()
-    assert not (workflow.root / "work/doubting/inputs.json").exists()
+    assert not (workflow.root / "work/index/demo").exists()
+    assert not (workflow.root / "work/doubting/demo/agent").exists()
+    assert not (workflow.root / "work/doubting/demo/inputs.json").exists()

@@ -20,7 +20,7 @@ from workflow_run import Workflow
 pytestmark = pytest.mark.workflow
 
 PACKAGE = "results/doubting-ms-marco"
-PUBLISHED = "work/doubting/published.json"  # the package rule's record: the target that publishes PACKAGE
+PUBLISHED = "work/doubting/demo/published.json"  # the package rule's record: the target that publishes PACKAGE
 LEDGER = "work/doubting-release-ledger.json"
 
 
@@ -44,7 +44,7 @@ def build(wf, server, name, *, llm=None, annotation=None, extra=(), check=True, 
                "llm": {"backend": "openai", "model": name, "base_urls": [server.url], "max_retries": 1,
                        "backoff_s": 0.01, "backoff_max_s": 0.02, "timeout_s": 2, "journal_dir": f"cache/{name}",
                        "extra_body": {}, **(llm or {})},
-               "annotation": annotation or {}, "doubting": {"version": version or f"v-{name}"}}
+               "annotation": annotation or {}, "builds": {"demo": {"version": version or f"v-{name}"}}}
     path = wf.root / f"{name}.yaml"
     path.write_text(yaml.safe_dump(overlay))
     return wf.snakemake("--profile", "profiles/local", "--cores", "2", PUBLISHED, *wf.args, path.name, *extra,
@@ -52,7 +52,7 @@ def build(wf, server, name, *, llm=None, annotation=None, extra=(), check=True, 
 
 
 def grade_rows(wf):
-    tables = [pq.read_table(p).to_pylist() for p in sorted((wf.root / "work/doubting/grades").glob("*/*.parquet"))]
+    tables = [pq.read_table(p).to_pylist() for p in sorted((wf.root / "work/doubting/demo/grades").glob("*/*.parquet"))]
     return [row for table in tables for row in table]
 
 
@@ -79,7 +79,7 @@ def test_every_failure_is_counted_by_stage_and_kind_and_the_release_holds_exactl
             judged.add((r["query_id"], r["passage_id"], r["origin"], r["grade"]))
     assert judged == graded
 
-    traces = [json.loads(line) for p in sorted((wf.root / "work/doubting/traces").glob("*/*.jsonl"))
+    traces = [json.loads(line) for p in sorted((wf.root / "work/doubting/demo/traces").glob("*/*.jsonl"))
               for line in p.read_text().splitlines()]
     assert failures["agent_search"]["failed"] == sum(t["end"] in ("llm_failure", "protocol_errors") for t in traces)
     assert failures["agent_search"]["total"] == len(traces)
@@ -87,7 +87,7 @@ def test_every_failure_is_counted_by_stage_and_kind_and_the_release_holds_exactl
         assert sum(s["failed"] for s in f["splits"].values()) == f["failed"], stage
     # the constraint path of every label
     assert sum(sum(s["grade_paths"].values()) for s in failures["grade"]["splits"].values()) == len(graded)
-    wood = [r for p in sorted((wf.root / "work/doubting/wood").glob("*/*.parquet"))
+    wood = [r for p in sorted((wf.root / "work/doubting/demo/wood").glob("*/*.parquet"))
             for r in pq.read_table(p).to_pylist()]
     assert failures["wood"]["failed"] == sum(r["failure_kind"] is not None for r in wood)
     assert manifest["failures"]["accepted_over_limit"] is True
@@ -133,7 +133,7 @@ def test_an_agent_shard_of_over_100_queries_keeps_its_calls_flowing(wf, server):
     overlay = wf.root / "sample-100.yaml"
     overlay.write_text(yaml.safe_dump({"queries": "all", "doubting": {"shards": {"train": 1, "dev": 1}}}))
     build(wf, server, "hundred", llm={"timeout_s": 2, "max_retries": 0}, extra=(overlay.name,))
-    stats = json.loads((wf.root / "work/doubting/stats/agent_search/train/0000.json").read_text())
+    stats = json.loads((wf.root / "work/doubting/demo/stats/agent_search/train/0000.json").read_text())
     assert stats["queries"] >= 100  # every train query of the demo, in one shard
     assert stats["failures"]["failed"] == 0 and stats["llm"]["retries"] == 0, stats
     assert stats["llm"]["calls"] >= 100

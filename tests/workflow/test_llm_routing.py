@@ -33,13 +33,13 @@ def build(wf, servers, journal: str, *extra):
                        "max_retries": 1, "backoff_s": 0.01, "backoff_max_s": 0.02, "timeout_s": 5,
                        "breaker_failures": 1000, "api_key_env": KEY_ENV, "journal_dir": f"cache/{journal}",
                        "extra_body": {}},
-               "doubting": {"version": "v-routing"}, "accept_llm_failures": True}
+               "builds": {"demo": {"version": "v-routing"}}, "accept_llm_failures": True}
     path = wf.root / f"{journal}.yaml"
     path.write_text(yaml.safe_dump(overlay))
     wf.snakemake("--profile", "profiles/local", "--cores", "2", PUBLISHED, *wf.args, path.name, *extra, timeout=2400)
     package = wf.root / PACKAGE
     files = {p.relative_to(package).as_posix(): p.read_bytes() for p in sorted(package.rglob("*")) if p.is_file()}
-    return files, json.loads((wf.root / "work/doubting/failures.json").read_text())
+    return files, json.loads((wf.root / "work/doubting/demo/failures.json").read_text())
 
 
 def test_one_server_or_two_give_the_same_release_byte_for_byte_naming_neither(wf, monkeypatch):

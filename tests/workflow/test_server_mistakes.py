@@ -39,7 +39,7 @@ def build(wf, name, base_urls, *, check=True, llm=None):
     production-like retry settings; (process, seconds)."""
     overlay = {"llm": {"backend": "openai", "model": name, "base_urls": base_urls, "max_retries": 2,
                        "timeout_s": 5, "journal_dir": f"cache/{name}", "extra_body": {}, **(llm or {})},
-               "doubting": {"version": f"v-{name}"}}
+               "builds": {"demo": {"version": f"v-{name}"}}}
     path = wf.root / f"{name}.yaml"
     path.write_text(yaml.safe_dump(overlay))
     t0 = time.monotonic()

@@ -10,8 +10,8 @@ import pytest
 
 pytestmark = pytest.mark.workflow
 
-FIRST_STAGES = ["work/doubting/shards/train/0000.txt", "work/doubting/shards/dev/0000.txt",
-                "work/index/msmarco/bm25/settings.json"]
+FIRST_STAGES = ["work/doubting/demo/shards/train/0000.txt", "work/doubting/demo/shards/dev/0000.txt",
+                "work/index/demo/bm25/settings.json"]
 
 
 def repo_files(root) -> set[str]:
@@ -22,12 +22,12 @@ def test_first_stages_build_in_a_working_folder_elsewhere(workflow, tmp_path):
     before = repo_files(workflow.root)
     run = tmp_path / "scratch" / "run1"
     workflow.snakemake("-d", str(run), "--profile", "profiles/local", "--cores", "2", *FIRST_STAGES)
-    for path in FIRST_STAGES + ["work/doubting/inputs.json", "work/store/msmarco/passages.arrow",
-                                "logs/validate_msmarco_inputs.log", "logs/shard_queries.log"]:
+    for path in FIRST_STAGES + ["work/doubting/demo/inputs.json", "work/store/demo/passages.arrow",
+                                "logs/validate_msmarco_inputs/demo.log", "logs/shard_queries/demo.log"]:
         assert (run / path).is_file(), path
     assert repo_files(workflow.root) == before, "the run wrote into the workflow folder"
     # the demo's inputs were read from the workflow folder: the input check names them there
-    assert str(workflow.root / "resources/demo/collection.tsv") in (run / "work/doubting/inputs.json").read_text()
+    assert str(workflow.root / "resources/demo/collection.tsv") in (run / "work/doubting/demo/inputs.json").read_text()
     # the plan is complete: an LLM stage's prompt resolves too (it used to resolve against the working folder)
     out = workflow.snakemake("-d", str(run), "-n", "--until", "grade", "--profile", "profiles/local")
     assert "prompts/grade_query_only.txt" in out.stdout, out.stdout[-3000:]
@@ -36,12 +36,13 @@ def test_first_stages_build_in_a_working_folder_elsewhere(workflow, tmp_path):
 def bad_input_run(workflow, run, *extra) -> tuple[subprocess.CompletedProcess, str]:
     run.mkdir(parents=True, exist_ok=True)
     (run / "bad.tsv").write_text("0\tfine passage\n1 a line without its tab\n")
-    (run / "bad.yaml").write_text("doubting:\n  collection: bad.tsv\n")  # relative to the working folder
+    (run / "bad.yaml").write_text("builds:\n  demo:\n    collection: bad.tsv\n")  # relative to the working folder
     # other inputs than the demo's: the overlay names its own release (tests/own_release.yaml)
     own = workflow.root / "tests/own_release.yaml"
     proc = workflow.snakemake("-d", str(run), "--profile", "profiles/local", "--cores", "1", *extra,
-                              "work/doubting/inputs.json", "--configfile", str(own), str(run / "bad.yaml"), check=False)
-    return proc, (run / "logs/validate_msmarco_inputs.log").read_text()
+                              "work/doubting/demo/inputs.json", "--configfile", str(own), str(run / "bad.yaml"),
+                              check=False)
+    return proc, (run / "logs/validate_msmarco_inputs/demo.log").read_text()
 
 
 def test_a_bad_input_is_one_line_in_the_log_and_on_the_terminal(workflow, tmp_path):

@@ -89,18 +89,48 @@ def _describe(error) -> tuple[list, str]:
 def config_errors(config: dict, schema_dir) -> list[tuple[list, str]]:
     """(key path, problem) of each key that does not match its schema: the top level's, or, when it is right,
     each section's. Empty when the config is valid."""
-    from jsonschema import Draft202012Validator
+    from .builds import SHARED_SECTIONS, BuildError, build_config, declared_builds
 
     schema_dir = Path(schema_dir)
     checks = [((), _schema(schema_dir, "config"), config)]
-    checks += [((s,), _schema(schema_dir, s), config[s]) for s in CONFIG_SECTIONS if isinstance(config.get(s), dict)]
+    # `doubting` holds the builds' shared defaults: each build is checked, merged (irdata/builds.py)
+    checks += [((s,), _schema(schema_dir, s), config[s]) for s in CONFIG_SECTIONS
+               if s != "doubting" and isinstance(config.get(s), dict)]
+    found = _errors(checks, stop_at_first_section=True)
+    if found:  # a section's own errors come only after the top level is right
+        return found
+    try:
+        builds = declared_builds(config)
+    except BuildError as error:
+        return [(error.parts, error.problem)]
+    for name, over in builds.items():
+        built = build_config(config, name, over)
+        checks = [(("builds", name), _schema(schema_dir, "doubting"), built["doubting"])]
+        checks += [(("builds", name, s), _schema(schema_dir, s), built[s]) for s in SHARED_SECTIONS if s in over]
+        # a shared default's mistake is one, whatever the number of builds
+        found += [e for e in ((_build_key(config, parts), problem) for parts, problem in _errors(checks))
+                  if e not in found]
+    return found
+
+
+def _build_key(config: dict, parts: list) -> list:
+    """A build's key path as the config sets it: a key the build leaves to the shared defaults is `doubting`'s."""
+    rest = parts[2:]
+    if has_path(config, parts) or not has_path(config, ["doubting", *rest]):
+        return parts
+    return ["doubting", *rest]
+
+
+def _errors(checks, stop_at_first_section=False) -> list[tuple[list, str]]:
+    from jsonschema import Draft202012Validator
+
     found = []
     for prefix, schema, data in checks:
         validator = Draft202012Validator(schema)
         for error in sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path]):
             parts, problem = _describe(error)
             found.append(([*prefix, *parts], problem))
-        if found:  # a section's own errors come only after the top level is right
+        if found and stop_at_first_section:
             break
     return found
 

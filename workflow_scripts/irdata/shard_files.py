@@ -48,15 +48,15 @@ OFFICIAL_ROWS = {"train": "all", "dev": "not_proposed"}
 
 # the LLM stages and the files of their jobs, relative to the workflow's work folder
 LAYOUT = {
-    "ids": "doubting/shards/{split}/{shard}.txt",
-    "agent": "doubting/agent/{split}/{shard}.parquet",
-    "traces": "doubting/traces/{split}/{shard}.jsonl",
-    "grades": "doubting/grades/{split}/{shard}.parquet",
-    "answers": "doubting/answers/{split}/{shard}.parquet",
-    "wood": "doubting/wood/{split}/{shard}.parquet",
-    "stats": "doubting/stats/{rule}/{split}/{shard}.json",
+    "ids": "shards/{split}/{shard}.txt",
+    "agent": "agent/{split}/{shard}.parquet",
+    "traces": "traces/{split}/{shard}.jsonl",
+    "grades": "grades/{split}/{shard}.parquet",
+    "answers": "answers/{split}/{shard}.parquet",
+    "wood": "wood/{split}/{shard}.parquet",
+    "stats": "stats/{rule}/{split}/{shard}.json",
     # not an output: whether the job's last run left failures a rerun would retry (annotate/common.py)
-    "retry": "doubting/retry/{rule}/{split}/{shard}.json",
+    "retry": "retry/{rule}/{split}/{shard}.json",
 }
 # the stage files of each split, and the LLM rule that writes each kind
 SPLIT_FILES = {"train": ("agent", "grades", "answers", "wood"), "dev": ("agent", "grades")}
@@ -73,8 +73,8 @@ def llm_job_patterns(rule: str) -> dict[str, str]:
     patterns of its wildcards; a rule that runs on one split has no {split} wildcard."""
     splits = rule_splits(rule)
     split = "{split}" if len(splits) > 1 else splits[0]
-    return {"job": f"{rule}-{split}-{{shard}}", "retry_state": LAYOUT["retry"].format(rule=rule, split=split,
-                                                                                      shard="{shard}")}
+    return {"job": f"{{build}}-{rule}-{split}-{{shard}}",
+            "retry_state": "doubting/{build}/" + LAYOUT["retry"].format(rule=rule, split=split, shard="{shard}")}
 
 
 def shard_name(i: int) -> str:
@@ -82,7 +82,8 @@ def shard_name(i: int) -> str:
 
 
 def shard_file(work, kind: str, split: str, shard, rule: str | None = None) -> str:
-    """The path of one shard's file; `shard` an int or the name `NNNN` (or a wildcard `{shard}`)."""
+    """The path of one shard's file in a build's folder `work` (work/doubting/<build>, or the pattern with
+    {build}); `shard` an int or the name `NNNN` (or a wildcard `{shard}`)."""
     name = shard_name(shard) if isinstance(shard, int) else shard
     return f"{work}/" + LAYOUT[kind].format(split=split, shard=name, rule=rule)
 

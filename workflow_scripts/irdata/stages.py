@@ -36,10 +36,12 @@ class StageWiring:
     (a production DAG has thousands of jobs; each setting is computed once per distinct wildcards)."""
 
     def __init__(self, config: dict, basedir: str, rule_script: Callable[[str], str],
-                 stages: dict[str, Stage] = STAGES):
+                 stages: dict[str, Stage] = STAGES, builds: dict[str, dict] | None = None):
         """`rule_script(name)`: the script a rule names, relative to the workflow folder (asked once the
-        rules are read, when the first job's params are)."""
+        rules are read, when the first job's params are). `builds`: each named Doubting build's whole config
+        (irdata/builds.py), which a job with the {build} wildcard reads instead of `config`."""
         self.config, self.basedir, self.stages = config, basedir, stages
+        self.builds = builds or {}
         self._script = lru_cache(maxsize=None)(rule_script)
         self._settings = lru_cache(maxsize=None)(self._settings_of)
         self._prompts = lru_cache(maxsize=None)(self._prompts_of)
@@ -51,11 +53,19 @@ class StageWiring:
             lambda script, prompts: code_hash(script, self.basedir, prompts=list(prompts)))
         self._workflow_file = lru_cache(maxsize=None)(lambda path: workflow_file(path, self.basedir))
 
+    def _config_of(self, wildcards: dict) -> dict:
+        """The config a job reads: its build's (wildcard or bound `build`; an index of a build's collection, which
+        is named as the build, reads the build's retrieval settings), else the workflow's."""
+        build = wildcards.get("build", wildcards.get("collection"))
+        return self.builds[build] if build in self.builds else self.config
+
     def _settings_of(self, name: str, wildcards: str) -> dict:
-        return self.stages[name].settings(self.config, **json.loads(wildcards))
+        wildcards = json.loads(wildcards)
+        return self.stages[name].settings(self._config_of(wildcards), **wildcards)
 
     def _prompts_of(self, name: str, wildcards: str) -> tuple[tuple[str, str], ...]:
-        return tuple(sorted(self.stages[name].prompts(self.config, **json.loads(wildcards)).items()))
+        wildcards = json.loads(wildcards)
+        return tuple(sorted(self.stages[name].prompts(self._config_of(wildcards), **wildcards).items()))
 
     def _inputs_of(self, name: str, wildcards: str) -> dict[str, str]:
         return {f"prompt_{key}": self._workflow_file(path) for key, path in self._prompts(name, wildcards)}
@@ -65,34 +75,36 @@ class StageWiring:
         return self._code_hash(self._script(name), prompts + files)
 
     @staticmethod
-    def _key(wildcards) -> str:
-        return json.dumps(dict(wildcards.items()) if hasattr(wildcards, "items") else dict(wildcards or {}),
-                          sort_keys=True)
+    def _key(wildcards, build: str | None = None) -> str:
+        values = dict(wildcards.items()) if hasattr(wildcards, "items") else dict(wildcards or {})
+        return json.dumps({**values, "build": build} if build else values, sort_keys=True)
 
-    def settings(self, name: str, wildcards=None) -> dict:
-        return self._settings(name, self._key(wildcards))
+    def settings(self, name: str, wildcards=None, build: str | None = None) -> dict:
+        return self._settings(name, self._key(wildcards, build))
 
-    def prompt_paths(self, name: str, wildcards=None) -> list[str]:
+    def prompt_paths(self, name: str, wildcards=None, build: str | None = None) -> list[str]:
         """The stage's prompt files relative to the workflow folder (as code hashes and MANIFEST.json name them)."""
-        return [path for _, path in self._prompts(name, self._key(wildcards))]
+        return [path for _, path in self._prompts(name, self._key(wildcards, build))]
 
-    def prompt_inputs(self, name: str, wildcards=None) -> dict[str, str]:
+    def prompt_inputs(self, name: str, wildcards=None, build: str | None = None) -> dict[str, str]:
         """Named inputs `prompt_<name>` (scripts read them with irdata.prompts.named_prompts), as the
         working folder reaches the workflow's files."""
-        return dict(self._inputs(name, self._key(wildcards)))
+        return dict(self._inputs(name, self._key(wildcards, build)))
 
-    def code(self, name: str, wildcards=None, files: tuple[str, ...] = ()) -> str:
+    def code(self, name: str, wildcards=None, files: tuple[str, ...] = (), build: str | None = None) -> str:
         """The hash of the rule's script, the modules it imports, its prompts and `files` (irdata.provenance)."""
-        return self._code(name, self._key(wildcards), tuple(files))
+        return self._code(name, self._key(wildcards, build), tuple(files))
 
-    def params(self, name: str, files=()) -> dict:
+    def params(self, name: str, files=(), build: str | None = None) -> dict:
         """The params of rule `name`'s jobs: values, wildcard patterns, or functions of the wildcards.
-        `files`: more files its code hash covers (relative to the workflow folder)."""
-        params = {"code": lambda wildcards: self.code(name, wildcards, files)}
+        `files`: more files its code hash covers (relative to the workflow folder), or a function of the
+        wildcards giving them; `build`: the Doubting build of a rule without the {build} wildcard."""
+        files_of = files if callable(files) else (lambda wildcards: files)
+        params = {"code": lambda wildcards: self.code(name, wildcards, files_of(wildcards), build)}
         stage = self.stages.get(name)
         if stage is None:
             return params
-        params["settings"] = lambda wildcards: self.settings(name, wildcards)
+        params["settings"] = lambda wildcards: self.settings(name, wildcards, build)
         if stage.job:
             params["job"] = stage.job
         if stage.retry_state:

@@ -56,7 +56,9 @@ def resolve_config_inputs(config: dict, basedir, workdir=None) -> None:
     """Rewrite the config's input paths in place with input_file (nothing changes for a run from the
     workflow folder itself)."""
     for section, key in CONFIG_INPUTS:
-        value = config[section].get(key)
+        if key not in config[section]:  # the builds' shared defaults name no input file (irdata/builds.py)
+            continue
+        value = config[section][key]
         config[section][key] = ([input_file(p, basedir, workdir) for p in value] if isinstance(value, list)
                                 else input_file(value, basedir, workdir))
     for *parents, key in CONFIG_NESTED_INPUTS:

@@ -58,8 +58,8 @@ STAGES = (
     ),
     Stage(
         name="audit_labels",
-        job="audit_labels",
-        retry_state="doubting/retry/audit_labels.json",
+        job="{build}-audit_labels",
+        retry_state="doubting/{build}/retry/audit_labels.json",
         settings=lambda config, **_: canonical({
             "llm": llm_params(config["llm"], "grade"), **{k: config["doubting"]["audit"][k] for k in AUDIT_KEYS},
             "mode": _audit_mode(config).name}),

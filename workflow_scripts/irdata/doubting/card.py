@@ -41,9 +41,10 @@ EMPTY_SPLIT_ERROR = 'Instruction "train" corresponds to no data!'
 
 
 def card_settings(config: dict) -> dict:
-    """The settings the card reads, from the config used (its `doubting` section)."""
+    """The settings the card reads, from the config used (its `doubting` section); a BEIR build has no MS MARCO
+    file keys (None)."""
     doubting = config["doubting"]
-    return {key: doubting[key] for key in CARD_KEYS}
+    return {key: doubting.get(key) for key in CARD_KEYS}
 
 
 def _grades(hist: dict) -> str:

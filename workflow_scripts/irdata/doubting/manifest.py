@@ -185,12 +185,15 @@ def check_ledger(path, version: str, digest: str) -> bool:
     return False
 
 
-def record_ledger(path, version: str, digest: str, package_dir: str, config: dict | None = None) -> None:
-    """Record `version` with its content hash and `config`, MANIFEST.json's config (planned_version_conflict)."""
+def record_ledger(path, version: str, digest: str, package_dir: str, config: dict | None = None,
+                  code: dict | None = None) -> None:
+    """Record `version` with its content hash, `config` (MANIFEST.json's config, planned_version_conflict) and
+    `code` (MANIFEST.json's sha256 of each code, prompt, env and schema file, planned_code_differences)."""
     remove_leftovers(path)  # the temporary file of a publish killed while it wrote the ledger
     ledger = read_ledger(path)
     ledger["releases"][version] = {"sha256sums_sha256": digest, "package": str(package_dir),
-                                   **({"config": config} if config is not None else {})}
+                                   **({"config": config} if config is not None else {}),
+                                   **({"code": code} if code is not None else {})}
     write_json_atomic(path, ledger)
 
 
@@ -200,6 +203,22 @@ def _differences(recorded, current, path=()) -> list[tuple[str, object, object]]
         return [d for key in sorted(set(recorded) | set(current), key=str)
                 for d in _differences(recorded.get(key), current.get(key), (*path, str(key)))]
     return [] if recorded == current else [(".".join(path), recorded, current)]
+
+
+def planned_version_differences(path, version: str, config: dict) -> list[tuple[str, object, object]]:
+    """(key path, recorded value, current value) of each config key in which building `config` as `version`
+    differs from the config the release ledger at `path` records for it; empty when it records none."""
+    recorded = read_ledger(path)["releases"].get(version, {}).get("config")
+    return [] if recorded is None else _differences(recorded, config)
+
+
+def planned_code_differences(path, version: str, root) -> list[str]:
+    """The code, prompt, env and schema files (relative to the workflow folder `root`) whose bytes differ from
+    those the release ledger at `path` records for `version` (a file gone counts): building `version` now would
+    give a MANIFEST.json of other content. Empty when the ledger records no code for it."""
+    recorded = read_ledger(path)["releases"].get(version, {}).get("code") or {}
+    return [rel for rel, digest in sorted(recorded.items())
+            if not (Path(root) / rel).is_file() or sha256_file(Path(root) / rel) != digest]
 
 
 def planned_version_conflict(path, version: str, config: dict, shown: int = 3) -> str | None:

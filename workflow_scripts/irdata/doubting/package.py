@@ -140,7 +140,7 @@ def publish_package(staged_dir, package_dir, ledger) -> dict:
     set_aside_other_version(package_dir, version)
     publish_release(staged_dir, package_dir, "stage_release")
     if is_new:
-        manifest.record_ledger(ledger, version, digest, package_dir, staged["config"])
+        manifest.record_ledger(ledger, version, digest, package_dir, staged["config"], staged.get("code"))
     return {"version": version, "sha256sums_sha256": digest, "package": str(package_dir)}
 
 

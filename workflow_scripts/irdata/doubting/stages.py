@@ -11,7 +11,6 @@ from ..retrieval.stages import search_settings
 from ..stage import Stage, canonical
 from ..workdir import WORK
 from . import audit_ranking, baseline_run
-from .manifest import planned_version_conflict
 
 
 def config_used(config: dict) -> dict:
@@ -22,13 +21,6 @@ def config_used(config: dict) -> dict:
             "llm": {k: v for k, v in llm.items() if k not in CONNECTION_SETTINGS and k != "stages"}
             | {"stages": {name: {k: v for k, v in over.items() if k not in CONNECTION_SETTINGS}
                           for name, over in llm["stages"].items()}}}
-
-
-def frozen_version_conflict(config: dict) -> str | None:
-    """Why the config's doubting.version cannot be built with this config (irdata.doubting.manifest
-    .planned_version_conflict, against the release ledger), or None: checked when the workflow is planned."""
-    doubting = config["doubting"]
-    return planned_version_conflict(doubting["release_ledger"], doubting["version"], canonical(config_used(config)))
 
 
 def batch_descriptions(config: dict) -> dict:

@@ -17,10 +17,11 @@ def llm_rules() -> list[str]:
     return [name for name in STAGES if rule_splits(name)]
 
 
-def prompt_paths(stage_wiring, rules: list[str]) -> list[str]:
-    """The prompt files of every split of `rules`, once each, sorted (`stage_wiring`: irdata.stages.StageWiring)."""
+def prompt_paths(stage_wiring, rules: list[str], build: str) -> list[str]:
+    """The prompt files of every split of `rules` in a build, once each, sorted (`stage_wiring`:
+    irdata.stages.StageWiring)."""
     return sorted({path for name in rules for split in rule_splits(name)
-                   for path in stage_wiring.prompt_paths(name, {"split": split})})
+                   for path in stage_wiring.prompt_paths(name, {"split": split}, build)})
 
 
 def llm_job_stats(shard_paths: ShardPaths, rules: list[str], audit_stats: str | None = None) -> dict[str, list]:

@@ -15,8 +15,14 @@ from .significance import paired_difference
 
 MEASURES = ("nDCG@10", "MRR@10", "Recall@100")
 ALPHA = 0.05
-MSMARCO_SETS = {"msmarco_release_strict": "MS MARCO dev, the release's strict qrels (grade 3)",
-                "msmarco_official": "MS MARCO dev, the official qrels"}
+# the sets of the build's own collection: its dev queries with the release's strict qrels and with the official ones
+OWN_SETS = ("release_strict", "official")
+
+
+def own_set_labels(collection: str) -> dict[str, str]:
+    """The own sets' labels, naming the build's collection (`collection`: the build's name)."""
+    return {OWN_SETS[0]: f"{collection} dev, the release's strict qrels (grade 3)",
+            OWN_SETS[1]: f"{collection} dev, the official qrels"}
 
 
 def compare(evaluations: dict, trainings: dict, training_set: dict, settings: dict) -> dict:
@@ -42,8 +48,9 @@ def compare(evaluations: dict, trainings: dict, training_set: dict, settings: di
                      for arm, report in sorted(arms.items())} for base, arms in sorted(trainings.items())}
     return {"positives": settings["positives"], "training_set": training_set, "settings": settings["train"],
             "alpha": ALPHA, "resamples": settings["resamples"], "seed": settings["seed"], "models": models,
-            "eval_sets": {**MSMARCO_SETS, **{s["name"]: f"{s['name']} ({s['split']} qrels, BEIR format)"
-                                             for s in settings["eval_sets"]}},
+            "eval_sets": {**own_set_labels(settings["collection"]),
+                          **{s["name"]: f"{s['name']} ({s['split']} qrels, BEIR format)"
+                             for s in settings["eval_sets"]}},
             "results": results}
 
 

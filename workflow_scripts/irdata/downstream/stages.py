@@ -7,7 +7,7 @@ from ..retrieval.stages import DENSE_INDEX_KEYS, search_settings
 from ..stage import Stage, canonical
 from ..workdir import WORK
 
-DS = f"{WORK}/doubting/downstream"
+DS = f"{WORK}/doubting/{{build}}/downstream"  # a pattern of the {build} wildcard
 RESULT = f"{DS}/downstream.json"  # the comparison: MANIFEST.json's `downstream`
 ARMS = ("release", "official")
 MODELS = ("base", *ARMS)  # what is evaluated: the base model and the two trained ones
@@ -40,8 +40,9 @@ def eval_sets(config: dict) -> list[dict]:
 
 
 def collections(config: dict) -> list[str]:
-    """The collections evaluated on: MS MARCO (its strict and official dev qrels) and each BEIR set."""
-    return ["msmarco", *(f"beir_{s['name']}" for s in eval_sets(config))]
+    """The collections evaluated on: the build's own, under the build's name (its strict and official dev
+    qrels), and each BEIR set."""
+    return [config["build"], *(f"beir_{s['name']}" for s in eval_sets(config))]
 
 
 def training_set_settings(config: dict) -> dict:
@@ -58,7 +59,7 @@ def train_settings(config: dict, dsbase: str) -> dict:
 def encode_settings(config: dict, dsbase: str, dsmodel: str) -> dict:
     """What irdata.retrieval.dense.encode_passages reads, with the model to evaluate."""
     ds = downstream(config)
-    return {"model": dsbase if dsmodel == "base" else model_dir(dsbase, dsmodel),
+    return {"model": dsbase if dsmodel == "base" else model_dir(dsbase, dsmodel).replace("{build}", config["build"]),
             "normalize": True, "max_seq_length": ds["max_length"], "batch_size": ds["batch_size"],
             "device": ds["device"] or "cpu", "threads": ds["threads"]}
 
@@ -73,7 +74,8 @@ def evaluate_settings(config: dict, dsbase: str, dsmodel: str, dscoll: str) -> d
 
 def compare_settings(config: dict) -> dict:
     ds = downstream(config)
-    return {"seed": ds["seed"], "resamples": ds["resamples"], "base_models": ds["base_models"],
+    return {"collection": config["build"], "seed": ds["seed"], "resamples": ds["resamples"],
+            "base_models": ds["base_models"],
             "positives": ds["positives"], "eval_sets": eval_sets(config), "train": train_settings(config, "")}
 
 

@@ -9,9 +9,8 @@ from pathlib import Path
 from ..doubting.release_files import TREC_STRICT
 from ..shards import size_shard_count
 from ..training.models import MODEL_FILES
+from .compare import OWN_SETS
 from .stages import ARMS, DS, MODELS, collections, eval_sets, model_dir
-
-MSMARCO = "msmarco"  # the evaluation collection that is the workflow's own MS MARCO store
 
 
 def beir_sets(config: dict) -> dict[str, dict]:
@@ -26,15 +25,15 @@ def beir_files(config: dict, dscoll: str) -> dict[str, str]:
             "qrels": f"{beir['path']}/qrels/{beir['split']}.tsv"}
 
 
-def store(dscoll: str, msmarco_store: str) -> str:
-    """The passage store a collection is encoded from: MS MARCO's, or a BEIR set's as downstream_beir_inputs
-    writes it."""
-    return msmarco_store if dscoll == MSMARCO else f"{DS}/beir/{dscoll}/passages.arrow"
+def store(dscoll: str, build: str, build_store: str) -> str:
+    """The passage store a collection is encoded from: the build's own (the collection named as the build), or
+    a BEIR set's as downstream_beir_inputs writes it."""
+    return build_store if dscoll == build else f"{DS}/beir/{dscoll}/passages.arrow"
 
 
-def shard_count(config: dict, dscoll: str, msmarco_source: str) -> int:
+def shard_count(config: dict, dscoll: str, build_source: str) -> int:
     """Encoding jobs of a collection, from its source file's size as encode_passages sizes them."""
-    source = msmarco_source if dscoll == MSMARCO else Path(beir_sets(config)[dscoll]["path"]) / "corpus.jsonl"
+    source = build_source if dscoll == config["build"] else Path(beir_sets(config)[dscoll]["path"]) / "corpus.jsonl"
     return size_shard_count(source, config["retrieval"]["dense"]["encode_shard_mb"])
 
 
@@ -61,10 +60,11 @@ def encoded(dsbase: str, dsmodel: str, dscoll: str, shards: int, ext: str) -> li
 
 
 def qrels_sets(config: dict, dscoll: str, assembled: str, official_qrels: str) -> dict[str, tuple[str, int]]:
-    """The qrels files evaluated on a collection, by set name, with the lowest relevant grade of each: on MS MARCO
-    the release's strict dev qrels (in the `assembled` folder) and the official ones, else the BEIR set's."""
-    if dscoll == MSMARCO:
-        return {"msmarco_release_strict": (f"{assembled}/{TREC_STRICT}", 2), "msmarco_official": (official_qrels, 1)}
+    """The qrels files evaluated on a collection, by set name, with the lowest relevant grade of each: on the
+    build's own collection the release's strict dev qrels (in the `assembled` folder) and the official ones, else
+    the BEIR set's."""
+    if dscoll == config["build"]:
+        return {OWN_SETS[0]: (f"{assembled}/{TREC_STRICT}", 2), OWN_SETS[1]: (official_qrels, 1)}
     return {beir_sets(config)[dscoll]["name"]: (f"{DS}/beir/{dscoll}/qrels.trec", 1)}
 
 
@@ -73,10 +73,10 @@ def qrels_grades(sets: dict[str, tuple[str, int]]) -> dict[str, int]:
     return {name: grade for name, (_, grade) in sets.items()}
 
 
-def evaluate_inputs(dsbase: str, dsmodel: str, dscoll: str, dev_queries: str,
+def evaluate_inputs(config: dict, dsbase: str, dsmodel: str, dscoll: str, dev_queries: str,
                     sets: dict[str, tuple[str, int]]) -> dict:
     """downstream_evaluate's named inputs: the collection's queries, each qrels set, the model's files."""
-    queries = dev_queries if dscoll == MSMARCO else f"{DS}/beir/{dscoll}/queries.tsv"
+    queries = dev_queries if dscoll == config["build"] else f"{DS}/beir/{dscoll}/queries.tsv"
     return {"queries": queries, **{name: path for name, (path, _) in sets.items()}, **model_inputs(dsbase, dsmodel)}
 
 
