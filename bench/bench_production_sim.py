@@ -77,6 +77,7 @@ def write_inputs(root: Path, passages: int, train: int, dev: int, seed: int = 0)
         json.dumps({"query_id": str(start + i + 1), "answers": [f"answer {i}"]}) + "\n" for i in range(n)))
 
 
+BUILD = "msmarco"  # config/production.yaml's build
 TOKEN_KEYS = ("calls", "prompt_tokens", "completion_tokens", "cached_prompt_tokens")
 LLM_RULES = ("agent_search", "grade", "generate_answer", "wood")
 
@@ -84,8 +85,9 @@ LLM_RULES = ("agent_search", "grade", "generate_answer", "wood")
 def overlay(servers: list[ModelServer], train_shards: int, routing: str) -> dict:
     return {
         # the downstream comparison is GPU training and encoding, measured by bench_downstream.py, not here
-        "doubting": {"shards": {"train": train_shards, "dev": 1}, "audit": {"qrels": None, "queries": None},
-                     "release_ledger": "work/release-ledger.json", "downstream": {"enabled": False}},
+        "builds": {BUILD: {"shards": {"train": train_shards, "dev": 1},
+                               "audit": {"qrels": None, "queries": None, "runs": []},
+                               "release_ledger": "work/release-ledger.json", "downstream": {"enabled": False}}},
         "llm": {"base_urls": [s.url for s in servers], "journal_dir": f"cache/llm_journal-{routing}",
                 "max_in_flight": 64, "routing": routing},
         "retrieval": {"dense": {"device": None, "batch_size": 64}},
@@ -115,7 +117,7 @@ def token_table(root: Path, factors: dict[str, float], prefill_tps: float | None
         row = {**dict.fromkeys(TOKEN_KEYS, 0), "full_build": dict.fromkeys(TOKEN_KEYS, 0), "splits": {}}
         for split, factor in factors.items():
             t, units = dict.fromkeys(TOKEN_KEYS, 0), 0
-            for path in sorted((root / "work/doubting/stats" / stage / split).glob("*.json")):
+            for path in sorted((root / "work/doubting" / BUILD / "stats" / stage / split).glob("*.json")):
                 record = json.loads(path.read_text())
                 units += record["failures"]["total"]
                 for counts in record["llm"]["tokens"].values():

@@ -18,6 +18,7 @@ from irdata.doubting.manifest import code_files as _code_files
 from irdata.doubting.audit_ranking import OWN_RUNS as AUDIT_OWN_RUNS, run_files as _audit_run_files
 from irdata.config_check import CONFIG_SECTIONS, ConfigError
 from irdata.builds import validated_builds as _validated_builds
+from irdata.input_keys import missing_inputs as _missing_inputs
 from irdata.frozen import frozen_builds as _frozen_builds, frozen_notices as _frozen_notices
 from irdata.retrieval.layout import index_dir as _index_dir, index_files as _index_files
 from irdata.shard_files import shard_file as _shard_file, shard_files as _shard_files
@@ -58,6 +59,15 @@ except WorkflowError as error:
     raise WorkflowError("In a Doubting build (schemas/doubting.schema.yaml):", error)
 for _built in BUILDS.values():
     resolve_config_inputs(_built, workflow.basedir)
+
+# An input file the config names that does not exist stops the planning in a line naming its key, before
+# Snakemake would name only the file in a rule's MissingInputException (the targets are not known here)
+_missing = _missing_inputs(BUILDS, config, Path.cwd())
+if _missing:
+    raise WorkflowError(
+        "The config names input files that do not exist; fix the path at the key named first:\n  "
+        + "\n  ".join(_missing)
+    )
 
 
 def build_config(wildcards):

@@ -1,36 +1,36 @@
-"""Every input a config names is listed with the key that names it, and a missing one is named by that key."""
+"""Every input a config names is listed with the key that names it, and a missing one is named by that key
+before the first job (rules/common.smk)."""
 
 from pathlib import Path
 
 import yaml
-from snakemake.utils import validate
 
-from irdata.input_keys import doubting_input_paths, eval44b_input_paths, missing_input_lines
+from demo_config import workflow_builds
+from irdata.builds import deep_merge
+from irdata.input_keys import missing_inputs
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def section(name: str, overrides: dict) -> dict:
-    value = {**yaml.safe_load((REPO / "config.yaml").read_text())[name], **overrides}
-    validate(value, str(REPO / "schemas" / f"{name}.schema.yaml"))
-    return value
+def config_with(overlay: dict) -> dict:
+    return deep_merge(yaml.safe_load((REPO / "config.yaml").read_text()), overlay)
+
+
+def missing(overlay: dict, folder: Path = REPO) -> list[str]:
+    config = config_with(overlay)
+    return missing_inputs(workflow_builds(config), config, folder)
 
 
 def test_the_demos_inputs_all_exist():
-    demo = section("doubting", {})
-    named = doubting_input_paths(demo)
-    assert ("collection", "resources/demo/collection.tsv") in named and ("heldout_queries[1]", "resources/demo/"
-                                                                          "queries.test.tsv") in named
-    assert ("audit.human.sheets[0]", "resources/demo/human_audit.sheet.csv") in named
-    assert missing_input_lines("doubting", named, REPO) == []
-    assert missing_input_lines("eval44b", eval44b_input_paths(section("eval44b", {})), REPO) == []
+    assert missing({}) == []
 
 
-def test_a_missing_file_is_named_by_its_key(tmp_path):
-    wrong = section("doubting", {"collection": "resources/demo/nope.tsv", "audit": {"runs": ["runs/"]}})
-    assert missing_input_lines("doubting", doubting_input_paths(wrong), REPO) == [
-        "doubting.collection: resources/demo/nope.tsv: no such file or folder",
-        "doubting.audit.runs[0]: runs/: no such file or folder"]
+def test_a_missing_file_is_named_by_its_key():
+    assert missing({"builds": {"demo": {"collection": "resources/demo/nope.tsv", "audit": {"runs": ["runs/"]}}},
+                    "eval44b": {"papers": "papers.jsonl"}}) == [
+        "builds.demo.collection: resources/demo/nope.tsv: no such file or folder",
+        "builds.demo.audit.runs[0]: runs/: no such file or folder",
+        "eval44b.papers: papers.jsonl: no such file or folder"]
 
 
 def test_a_beir_folder_names_its_files_and_splits_by_their_keys(tmp_path):
@@ -38,8 +38,12 @@ def test_a_beir_folder_names_its_files_and_splits_by_their_keys(tmp_path):
     (folder / "qrels").mkdir(parents=True)
     for name in ("corpus.jsonl", "queries.jsonl", "qrels/train.tsv"):
         (folder / name).write_text("")
-    beir = section("doubting", {"source": {"format": "beir", "folder": str(folder), "train_split": "train",
-                                           "dev_split": "dev"},
-                                "audit": {"qrels": None, "queries": None, "human": {"sample_queries": 0}}})
-    assert missing_input_lines("doubting", doubting_input_paths(beir), tmp_path) == [
-        f"doubting.source.dev_split: {folder}/qrels/dev.tsv: no such file or folder"]
+    beir = {"version": "v1",
+            "source": {"format": "beir", "folder": str(folder), "train_split": "train", "dev_split": "dev"},
+            "audit": {"qrels": None, "queries": None, "human": {"sample_queries": 0, "sheets": []}},
+            "downstream": {"eval_sets": [{"name": "nf", "path": "nfcorpus"}]}}
+    assert missing({"builds": {"demo": None, "scifact": beir}}) == [
+        f"builds.scifact.source.dev_split: {folder}/qrels/dev.tsv: no such file or folder",
+        *(f"builds.scifact.downstream.eval_sets[0].path: nfcorpus/{name}: no such file or folder"
+          for name in ("corpus.jsonl", "queries.jsonl")),
+        "builds.scifact.downstream.eval_sets[0].split: nfcorpus/qrels/test.tsv: no such file or folder"]

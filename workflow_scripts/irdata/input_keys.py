@@ -56,3 +56,12 @@ def missing_input_lines(section: str, named: list[tuple[str, str]], folder: Path
     `section.key: path: no such file or folder`."""
     return [f"{section}.{key}: {path}: no such file or folder" for key, path in named
             if not (folder / path).exists()]
+
+
+
+def missing_inputs(builds: dict[str, dict], config: dict, folder: Path) -> list[str]:
+    """A line per input of a declared build or of 44b Eval that does not exist, named by its key (a build's
+    under builds.<name>, where its own value goes)."""
+    lines = [line for name, built in builds.items()
+             for line in missing_input_lines(f"builds.{name}", doubting_input_paths(built["doubting"]), folder)]
+    return lines + missing_input_lines("eval44b", eval44b_input_paths(config["eval44b"]), folder)
