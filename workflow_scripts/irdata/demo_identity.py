@@ -19,10 +19,11 @@ import yaml
 
 from .builds import build_doubting, declared_builds, name_defaults
 from .config_check import ConfigError, has_path
+from .msmarco_inputs import RAW_FILE_KEYS
 
 # per section: (its input files, the keys that name its release)
 OWN_IDENTITY = {
-    "doubting": (("collection", "train_queries", "train_qrels", "dev_queries", "dev_qrels", "dev_answers"),
+    "doubting": (RAW_FILE_KEYS,
                  ("version", "repo_id", "corpus_description", "license_note", "acquisition_batches.train.default",
                   "acquisition_batches.dev.default")),
     "eval44b": (("papers", "reviews"), ("repo_id", "ids_refer_to", "corpus_description", "license_note")),

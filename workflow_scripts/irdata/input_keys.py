@@ -7,10 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-# the MS MARCO-format input files of a Doubting section (doubting.source.format: msmarco)
-MSMARCO_FILE_KEYS = ("collection", "train_queries", "train_qrels", "dev_queries", "dev_qrels", "dev_answers")
-# what a BEIR folder holds besides its qrels/<split>.tsv files
-BEIR_FILES = ("corpus.jsonl", "queries.jsonl")
+from .beir_inputs import beir_paths
+from .msmarco_inputs import RAW_FILE_KEYS
 
 
 def _listed(key: str, paths) -> list[tuple[str, str]]:
@@ -19,8 +17,9 @@ def _listed(key: str, paths) -> list[tuple[str, str]]:
 
 def _beir_folder(key: str, folder: str, splits: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """The folder's corpus and queries under `key`, and each (split key, split)'s qrels file under its key."""
-    return ([(key, str(Path(folder) / name)) for name in BEIR_FILES]
-            + [(split_key, str(Path(folder) / "qrels" / f"{split}.tsv")) for split_key, split in splits])
+    files = [beir_paths(folder, split) for _, split in splits]
+    return ([(key, str(files[0][name])) for name in ("corpus", "queries")]
+            + [(split_key, str(paths["qrels"])) for (split_key, _), paths in zip(splits, files)])
 
 
 def doubting_input_paths(doubting: dict) -> list[tuple[str, str]]:
@@ -33,8 +32,7 @@ def doubting_input_paths(doubting: dict) -> list[tuple[str, str]]:
                            [("source.train_split", source["train_split"]), ("source.dev_split", source["dev_split"])])
         out += _listed("source.heldout_queries", source["heldout_queries"])
     else:
-        out = [(key, doubting[key]) for key in MSMARCO_FILE_KEYS] + _listed("heldout_queries",
-                                                                             doubting["heldout_queries"])
+        out = [(key, doubting[key]) for key in RAW_FILE_KEYS] + _listed("heldout_queries", doubting["heldout_queries"])
     audit = doubting["audit"]
     out += [(f"audit.{key}", audit[key]) for key in ("qrels", "queries") if audit[key]]
     out += _listed("audit.runs", audit["runs"]) + _listed("audit.human.sheets", audit["human"]["sheets"])
@@ -56,7 +54,6 @@ def missing_input_lines(section: str, named: list[tuple[str, str]], folder: Path
     `section.key: path: no such file or folder`."""
     return [f"{section}.{key}: {path}: no such file or folder" for key, path in named
             if not (folder / path).exists()]
-
 
 
 def missing_inputs(builds: dict[str, dict], config: dict, folder: Path) -> list[str]:

@@ -258,11 +258,15 @@ def input_paths(collection, train_queries, train_qrels, dev_queries, dev_qrels, 
                                                dev_answers, *heldout_queries)))
 
 
+# the keys of a Doubting section that name its MS MARCO-format input files, in input_paths's order (with
+# heldout_queries, a list, after them)
+RAW_FILE_KEYS = ("collection", "train_queries", "train_qrels", "dev_queries", "dev_qrels", "dev_answers")
+
+
 def raw_input_paths(config: dict) -> list[str]:
     """The raw input files the config names (doubting.*), each once, in input_paths's order."""
     d = config["doubting"]
-    return input_paths(*(d[key] for key in ("collection", "train_queries", "train_qrels", "dev_queries", "dev_qrels",
-                                            "dev_answers")), d["heldout_queries"])
+    return input_paths(*(d[key] for key in RAW_FILE_KEYS), d["heldout_queries"])
 
 
 def checked_record_name(paths: list[str]) -> str:

@@ -273,11 +273,15 @@ def agent_text(agent: dict | None, model: str, search: str) -> str:
         return intro + " and proposed answer passages."
     total = {key: sum(split[key] for split in agent.values()) for key in next(iter(agent.values()))}
     searches, reformulations, copies = total["searches"], total["reformulations"], total["example_copies"]
-    asked = (f"Beyond each query's first search, the model asked for {count(searches)} searches: "
-             + (f"{count(reformulations)} reformulated the query" if reformulations else "none reformulated the query")
-             + (f", {count(copies)} copied the prompt's example query" if copies else "")
-             + (f", {count(searches - reformulations - copies)} repeated it" if searches - reformulations - copies
-                else "") + "." if searches else "The model asked for no search beyond each query's first.")
+    if searches:
+        what = [f"{count(reformulations)} reformulated the query" if reformulations else "none reformulated the query"]
+        if copies:
+            what.append(f"{count(copies)} copied the prompt's example query")
+        if searches - reformulations - copies:  # the query itself again
+            what.append(f"{count(searches - reformulations - copies)} repeated it")
+        asked = f"Beyond each query's first search, the model asked for {count(searches)} searches: {', '.join(what)}."
+    else:
+        asked = "The model asked for no search beyond each query's first."
     return (f"{intro} and proposed {count(total['proposals'])} answer passages for {count(total['with_proposals'])} "
             f"of its {count(total['queries'])} queries. {asked}")
 
