@@ -60,13 +60,15 @@ except WorkflowError as error:
 for _built in BUILDS.values():
     resolve_config_inputs(_built, workflow.basedir)
 
-# An input file the config names that does not exist stops the planning in a line naming its key, before
-# Snakemake would name only the file in a rule's MissingInputException (the targets are not known here)
+# An input path the config names that a job could not read (missing, a folder where a file belongs, a pipe, a
+# link to nothing, unreadable; an LLM's GGUF, its journals' folder) stops the planning in a line naming its key,
+# before Snakemake would name only the file in a rule's MissingInputException or a job would stop in a traceback
+# (the targets are not known here)
 _missing = _missing_inputs(BUILDS, config, Path.cwd())
 if _missing:
     raise WorkflowError(
-        "The config names input files that do not exist; fix the path at the key named first:\n  "
-        + "\n  ".join(_missing)
+        "The config names input files that do not exist or cannot be read as they are; fix each path at the key "
+        "named first:\n  " + "\n  ".join(_missing)
     )
 
 

@@ -37,6 +37,7 @@ from ..atomic import write_json_atomic, write_text_atomic
 from ..errors import InputError
 from ..json_files import read_json
 from ..passage_store import PassageStore
+from ..path_kinds import FILE, path_problem
 from ..shards import read_id_list
 from ..tsv import read_trec_qrels
 from .release_files import DATA_FILES, ID_FILES, TREC_STRICT
@@ -148,6 +149,9 @@ _SAVE_AS = "save it from the spreadsheet as \"CSV UTF-8 (Comma delimited)\""
 def _sheet_text(path) -> tuple[str, str]:
     """(the sheet's text, the encoding it was read in). A sheet that is neither is refused naming the line where
     its expected encoding (UTF-16 after its byte order mark, else UTF-8) fails."""
+    problem = path_problem(path, FILE)  # a folder, a pipe (whose read would hang), a link to nothing
+    if problem:
+        raise InputError(path, problem, field="doubting.audit.human.sheets")
     data = Path(path).read_bytes()
     utf16 = data.startswith((b"\xff\xfe", b"\xfe\xff"))
     # a byte order mark says which; without one, UTF-8, or else Excel's Windows-1252
