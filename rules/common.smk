@@ -402,12 +402,19 @@ def llm_job_stats(wildcards):
     )
 
 
+def batch_files(wildcards):
+    """The query id files of the build's doubting.acquisition_batches."""
+    return _doubting.batch_files(build_doubting(wildcards)["acquisition_batches"])
+
+
+# the checked acquisition batches of a build whose splits list batches (rule check_acquisition_batches)
+DOUBTING_BATCHES = f"{DW}/inputs/acquisition_batches.json"
+
+
 def assemble_inputs(wildcards):
-    """assemble's per-shard inputs and the query id files of doubting.acquisition_batches."""
-    return {
-        **_doubting.assemble_shard_inputs(functools.partial(shard_paths, wildcards.build)),
-        "batch_files": _doubting.batch_files(build_doubting(wildcards)["acquisition_batches"]),
-    }
+    """assemble's per-shard inputs and, when the build lists acquisition batches, their checked record."""
+    batches = {"acquisition_batches": DOUBTING_BATCHES.format(build=wildcards.build)} if batch_files(wildcards) else {}
+    return _doubting.assemble_shard_inputs(functools.partial(shard_paths, wildcards.build)) | batches
 
 
 def audit_input(key):
