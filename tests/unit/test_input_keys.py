@@ -229,3 +229,13 @@ def test_a_folder_this_user_cannot_write_in_is_named(tmp_path):
             f"cannot be made: this user cannot write in {closed}; name a folder this user can write in")
     finally:
         closed.chmod(0o700)
+
+
+def test_the_weights_cache_is_a_folder_or_can_be_made(tmp_path):
+    (tmp_path / "cache").write_text("")
+    assert missing({"llm": {"weights_cache_dir": str(tmp_path / "cache")}}) == [
+        f"llm.weights_cache_dir: {tmp_path}/cache: a file, not a folder; name the folder"]
+    assert missing({"llm": {"weights_cache_dir": str(tmp_path / "new" / "models")}}) == []
+    # a server loads no weights here
+    assert missing({"llm": {"backend": "openai", "base_urls": ["http://h:1/v1"],
+                            "weights_cache_dir": str(tmp_path / "cache")}}) == []

