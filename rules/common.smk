@@ -60,13 +60,15 @@ except WorkflowError as error:
 for _built in BUILDS.values():
     resolve_config_inputs(_built, workflow.basedir)
 
-# An input file the config names that does not exist stops the planning in a line naming its key, before
-# Snakemake would name only the file in a rule's MissingInputException (the targets are not known here)
+# An input path the config names that a job could not read (missing, a folder where a file belongs, a pipe, a
+# link to nothing, unreadable; an LLM's GGUF, its journals' folder) stops the planning in a line naming its key,
+# before Snakemake would name only the file in a rule's MissingInputException or a job would stop in a traceback
+# (the targets are not known here)
 _missing = _missing_inputs(BUILDS, config, Path.cwd())
 if _missing:
     raise WorkflowError(
-        "The config names input files that do not exist; fix the path at the key named first:\n  "
-        + "\n  ".join(_missing)
+        "The config names input files that do not exist or cannot be read as they are; fix each path at the key "
+        "named first:\n  " + "\n  ".join(_missing)
     )
 
 
@@ -400,12 +402,19 @@ def llm_job_stats(wildcards):
     )
 
 
+def batch_files(wildcards):
+    """The query id files of the build's doubting.acquisition_batches."""
+    return _doubting.batch_files(build_doubting(wildcards)["acquisition_batches"])
+
+
+# the checked acquisition batches of a build whose splits list batches (rule check_acquisition_batches)
+DOUBTING_BATCHES = f"{DW}/inputs/acquisition_batches.json"
+
+
 def assemble_inputs(wildcards):
-    """assemble's per-shard inputs and the query id files of doubting.acquisition_batches."""
-    return {
-        **_doubting.assemble_shard_inputs(functools.partial(shard_paths, wildcards.build)),
-        "batch_files": _doubting.batch_files(build_doubting(wildcards)["acquisition_batches"]),
-    }
+    """assemble's per-shard inputs and, when the build lists acquisition batches, their checked record."""
+    batches = {"acquisition_batches": DOUBTING_BATCHES.format(build=wildcards.build)} if batch_files(wildcards) else {}
+    return _doubting.assemble_shard_inputs(functools.partial(shard_paths, wildcards.build)) | batches
 
 
 def audit_input(key):

@@ -78,6 +78,31 @@ rule dedup_train_queries:
         "../workflow_scripts/dedup_train_queries.py"
 
 
+# A build whose splits list acquisition batches: their id files against the build's queries, before any
+# annotation (an id of no query, a file of the other split: irdata/doubting/acquisition_batches.py)
+rule check_acquisition_batches:
+    input:
+        train_queries=queries("train"),
+        dev_queries=queries("dev"),
+        batch_files=batch_files,
+    output:
+        checked=DOUBTING_BATCHES,
+    log:
+        "logs/check_acquisition_batches/{build}.log",
+    benchmark:
+        "benchmarks/check_acquisition_batches/{build}.tsv"
+    wildcard_constraints:
+        build=builds_where(lambda doubting: _doubting.batch_files(doubting["acquisition_batches"])),
+    # as the input checks: bad input fails before an expensive job starts
+    priority: 100
+    conda:
+        "../envs/core.yaml"
+    params:
+        **stage_params("check_acquisition_batches"),
+    script:
+        "../workflow_scripts/check_acquisition_batches.py"
+
+
 # One rule per build: the number of shard files a build's check writes is its own (doubting.shards). A
 # profile keys on rule names, so each takes its SLURM settings here (profiles/slurm: a first stage, group prep).
 for _build in BUILDS:

@@ -11,6 +11,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from irdata.doubting.acquisition_batches import check_batches
 from irdata.doubting.assemble import shard_paths_for
 from irdata.shard_files import AGENT_SCHEMA, ANSWERS_SCHEMA, GRADES_SCHEMA, WOOD_SCHEMA, shard_file
 from irdata.shards import shard_of
@@ -189,7 +190,7 @@ def _mk(path: Path) -> Path:
 
 EDGE_TRAIN = ["q1", "q1b", "q2", "q3", "q4", "q5", "q6", "q7", "q8"]
 EDGE_DEV = ["d1", "d2", "d3", "d4"]
-BATCH_TRAIN = ["q2", "q3", "zz-not-in-split"]
+BATCH_TRAIN = ["q2", "q3", "zz-of-the-other-split"]
 
 
 def edge_cases(root, n_train_shards: int = 2, n_dev_shards: int = 2, dev_grade_cap: int = 3) -> dict:
@@ -275,8 +276,11 @@ def edge_cases(root, n_train_shards: int = 2, n_dev_shards: int = 2, dev_grade_c
         shards={"train": shard_paths_for(str(w.root / "work"), "train", n_train_shards),
                 "dev": shard_paths_for(str(w.root / "work"), "dev", n_dev_shards)},
         train_qrels=str(w.root / "qrels.train.tsv"), dev_qrels=str(w.root / "qrels.dev.tsv"),
-        acquisition_batches={"train": {"default": "train-main", "batches": [
-            {"name": "train-pilot", "query_ids_file": str(w.root / "batch_train.txt"), "description": "a pilot"}]},
-            "dev": {"default": "dev-main", "batches": []}},
+        # the batches as check_acquisition_batches records them: the pilot's third id is a query of the other split
+        acquisition_batches=check_batches(
+            {"train": {"default": "train-main", "batches": [
+                {"name": "train-pilot", "query_ids_file": str(w.root / "batch_train.txt"), "description": "a pilot"}]},
+             "dev": {"default": "dev-main", "batches": []}},
+            {"train": pa.array(EDGE_TRAIN), "dev": pa.array([*EDGE_DEV, BATCH_TRAIN[-1]])}),
         grading={"train": "query_only", "dev": "answer_hinted"},
     )

@@ -254,14 +254,6 @@ def test_nan_and_infinite_wood_read_as_null(tmp_path):
     assert [r["wood"] for r in judg if (r["query_id"], r["passage_id"]) == ("q2", "p4")] == [None]
 
 
-def test_batch_overlap_refused(tmp_path):
-    kw = edge_cases(tmp_path / "w", 1, 1)
-    kw["acquisition_batches"]["train"]["batches"].append(
-        {"name": "again", "query_ids_file": kw["acquisition_batches"]["train"]["batches"][0]["query_ids_file"]})
-    with pytest.raises(InputError, match="also in acquisition batch"):
-        assemble(tmp_path / "out", **kw)
-
-
 def test_synthetic_shards_stream(tmp_path):
     w = Work(tmp_path)
     tq, tids = synthetic_split(w, "train", 600, 5, 12, 60, 1.1, grade_failure=0.01, wood_null=0.01, no_agent=0.02)
@@ -273,7 +265,7 @@ def test_synthetic_shards_stream(tmp_path):
                                         "train_excluded": str(w.base / "ids/train_excluded.tsv"),
                                         "dev_all": str(w.base / "ids/dev_all.txt")},
                      {s: shard_paths_for(str(w.root / "work"), s, n) for s, n in (("train", 5), ("dev", 3))},
-                     tq, dq, {"train": {"default": "t"}, "dev": {"default": "d"}},
+                     tq, dq, {"train": {"default": "t", "batches": []}, "dev": {"default": "d", "batches": []}},
                      {"train": "query_only", "dev": "answer_hinted"})
     t = stats["splits"]["train"]
     assert stats["rows"]["train_queries/train"] == 600 and stats["rows"]["dev_queries/dev"] == 80

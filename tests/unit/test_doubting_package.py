@@ -17,6 +17,7 @@ import yaml
 from snakemake.utils import validate
 
 from croissant_check import NO_DATE, NOT_SEMVER, check_croissant, croissant_records
+from irdata.doubting.acquisition_batches import unbatched
 from irdata.doubting.assemble import assemble, shard_paths_for
 from irdata.doubting.manifest import ReleaseFrozenError, code_files, planned_version_conflict
 from irdata.doubting.package import build_package, publish_package
@@ -102,7 +103,7 @@ def synthetic_kw(root: Path) -> dict:
                      for k in ("train_collection", "train_excluded", "dev_all")},
                 shards={s: shard_paths_for(str(w.root / "work"), s, n) for s, n in (("train", 3), ("dev", 2))},
                 train_qrels=str(tq), dev_qrels=str(dq),
-                acquisition_batches={"train": {"default": "train-main"}, "dev": {"default": "dev-main"}},
+                acquisition_batches=unbatched({"train": {"default": "train-main"}, "dev": {"default": "dev-main"}}),
                 grading={"train": "query_only", "dev": "answer_hinted"})
 
 
@@ -525,7 +526,7 @@ def low_grade_case(root: Path, train_grade: int) -> dict:
                      for k in ("train_collection", "train_excluded", "dev_all")},
                 shards={s: shard_paths_for(str(w.root / "work"), s, 1) for s in ("train", "dev")},
                 train_qrels=str(root / "qrels.train.tsv"), dev_qrels=str(root / "qrels.dev.tsv"),
-                acquisition_batches={"train": {"default": "train-main"}, "dev": {"default": "dev-main"}},
+                acquisition_batches=unbatched({"train": {"default": "train-main"}, "dev": {"default": "dev-main"}}),
                 grading={"train": "query_only", "dev": "answer_hinted"})
 
 

@@ -4,6 +4,7 @@ annotator kappa and the card's wording."""
 
 import csv
 import json
+import os
 
 import pytest
 
@@ -208,7 +209,7 @@ def test_a_sheet_whose_encoding_lost_characters_is_refused_saying_how_to_save_it
         read_sheets([path], texts.get, PASSAGES.get)
 
 
-def test_the_same_sheet_listed_twice_under_two_names_is_refused(tmp_path):
+def test_the_same_sheet_listed_twice_is_refused_by_its_file_not_by_its_answers(tmp_path):
     s = sample(4)
     answers = dict.fromkeys(s["items"], "no")
     first = filled(tmp_path, "anna.csv", answers, s)
@@ -216,10 +217,55 @@ def test_the_same_sheet_listed_twice_under_two_names_is_refused(tmp_path):
     copy = filled(tmp_path / "copy", "bert.csv", answers, s)
     with pytest.raises(InputError) as err:
         read_sheets([first, copy], QUERIES.get, PASSAGES.get)
-    assert err.value.path == str(copy) and "the same answers as" in err.value.problem
+    assert err.value.path == str(copy) and err.value.problem.startswith(f"a byte-for-byte copy of {first}: one "
+                                                                        "annotator's sheet listed twice")
+    # one path twice, under another spelling, or a link to the file: the same file
+    (tmp_path / "link.csv").symlink_to(first)
+    os.link(first, tmp_path / "hard.csv")
+    for again in (first, tmp_path / "copy" / ".." / "anna.csv", tmp_path / "link.csv", tmp_path / "hard.csv"):
+        with pytest.raises(InputError, match=f"the same file as {first}: one annotator's sheet listed twice"):
+            read_sheets([first, again], QUERIES.get, PASSAGES.get)
+    # two annotators whose answers agree item for item are two sheets (one typed "No" where the other typed "no")
+    carla = filled(tmp_path, "carla.csv", dict.fromkeys(s["items"], "No"), s)
+    sheets = read_sheets([first, carla], QUERIES.get, PASSAGES.get)
+    assert sheets["anna.csv"] == sheets["carla.csv"]
+    assert human_results(s, sheets)["agreement"]["annotators"] == 2
     # sheets nobody has filled yet are alike, and that is fine
     empty = [filled(tmp_path, name, {}, s) for name in ("c.csv", "d.csv")]
     assert list(read_sheets(empty, QUERIES.get, PASSAGES.get)) == ["c.csv", "d.csv"]
+
+
+@pytest.mark.parametrize("column, cell, said", [
+    ("allowed", "yes", "the answer 'yes'"), ("allowed", " Partly ", "the answer 'Partly'"),
+    ("allowed", "y", "'y'"), ("question", "no", "the answer 'no'")])
+def test_an_answer_typed_in_another_column_is_refused_naming_the_column(tmp_path, column, cell, said):
+    s = sample(4)
+    rows = list(csv.reader(sheet_csv(s["items"], QUERIES.get, PASSAGES.get).splitlines()))
+    for row in rows[1:]:
+        row[COLUMNS.index(column)] = cell
+    path = tmp_path / "typed.csv"
+    with open(path, "w", newline="") as fh:
+        csv.writer(fh).writerows(rows)
+    with pytest.raises(InputError) as err:
+        read_sheets([path], QUERIES.get, PASSAGES.get)
+    assert (err.value.path, err.value.line, err.value.field) == (str(path), 2, column)
+    assert err.value.problem.startswith(f"the answer cell is empty and the {column} column holds {said} (the sheet "
+                                        "wrote")
+    # with its answer where it belongs, a note in another column changes nothing
+    for row in rows[1:]:
+        row[COLUMNS.index("answer")] = "yes"
+    with open(path, "w", newline="") as fh:
+        csv.writer(fh).writerows(rows)
+    assert set(read_sheets([path], QUERIES.get, PASSAGES.get)["typed.csv"].values()) == {"yes"}
+
+
+def test_a_folder_or_a_pipe_in_place_of_a_sheet_is_refused_in_a_line(tmp_path):
+    (tmp_path / "a.csv").mkdir()
+    with pytest.raises(InputError, match="a.csv, field 'doubting.audit.human.sheets': a folder, not a file"):
+        read_sheets([tmp_path / "a.csv"], QUERIES.get, PASSAGES.get)
+    os.mkfifo(tmp_path / "b.csv")
+    with pytest.raises(InputError, match="b.csv, field 'doubting.audit.human.sheets': a named pipe"):
+        read_sheets([tmp_path / "b.csv"], QUERIES.get, PASSAGES.get)
 
 
 def test_on_train_the_release_positive_is_each_querys_selected_positive(tmp_path):

@@ -93,7 +93,7 @@ EXPECTED = {
        for split in ("train", "dev") for key in ("size", "seed")},
     "doubting.train_sample.with_duplicates": {"dedup_train_queries"} | RELEASE,
     **{f"doubting.shards.{split}": {"assemble"} | RELEASE for split in ("train", "dev")},
-    **{f"doubting.acquisition_batches.{split}.{key}": {"assemble"} | RELEASE
+    **{f"doubting.acquisition_batches.{split}.{key}": {"assemble", "check_acquisition_batches"} | RELEASE
        for split in ("train", "dev") for key in ("default", "default_description", "batches")},
     **{f"doubting.{key}": {"package"} | RELEASE for key in ("package_dir", "release_ledger")},
     **{f"doubting.audit.{key}": {"audit_labels"} | RELEASE

@@ -13,6 +13,7 @@ import numpy as np
 
 from .atomic import write_lines_atomic
 from .errors import InputError
+from .path_kinds import FILE, path_problem
 from .tsv import id_problem
 
 
@@ -20,8 +21,9 @@ def read_id_list(path) -> list[str]:
     """Ids one a line (blank lines skipped), UTF-8 with or without a byte-order mark, LF or CRLF line ends: no
     whitespace or control character inside or around an id (irdata.tsv.id_problem), no repeats."""
     path = Path(path)
-    if not path.exists():
-        raise InputError(path, "file not found")
+    problem = path_problem(path, FILE)  # a folder, a pipe (whose read would hang), a link to nothing
+    if problem:
+        raise InputError(path, problem)
     data = path.read_bytes().removeprefix(b"\xef\xbb\xbf")
     try:
         text = data.decode("utf-8")
@@ -57,7 +59,7 @@ def write_shards(ids_path, shard_paths: list[str]) -> list[int]:
         write_lines_atomic(path, members)
         sizes.append(len(members))
     return sizes
-# edit
+
 
 def shard_of(ids, n_shards: int) -> np.ndarray:
     """Shard index in [0, n_shards) of every id (blake2b of the id, so stable across runs and machines)."""

@@ -37,8 +37,10 @@ import pyarrow.parquet as pq
 
 from ..atomic import atomic_path, write_json_atomic, write_lines_atomic
 from ..grade_scale import GRADES
+from ..json_files import read_json
 from ..shard_files import OFFICIAL_ROWS, SPLIT_FILES, shard_file
 from ..shards import read_id_list
+from .acquisition_batches import unbatched
 from .judgments import ShardJudgments, qrels_rows, shard_judgments
 from .query_stats import SplitStats, grade_counts, per_query
 from .release_files import (
@@ -73,7 +75,7 @@ class SplitInputs:
     ids_path: str
     shards: list[ShardPaths]
     qrels: str                    # the split's official MS MARCO qrels
-    batches: dict                 # doubting.acquisition_batches.<split>
+    batches: dict                 # the split's acquisition batches (acquisition_batches.check_batches' record)
     grading: str                  # the grading mode (the judgments' `grading` column)
 
 
@@ -177,7 +179,7 @@ def _assemble_split(split: SplitInputs, writers: ReleaseWriters, threads: int) -
     """Write the split's shards; return its section of stats.json and its strict query ids (dev)."""
     shard_ids = read_shard_lists(split.name, split.shards, split.ids, split.ids_path)
     official = OfficialQrels(split.qrels, shard_ids)
-    batches = Batches.from_config(split.batches)
+    batches = Batches.from_record(split.batches)
     stats = SplitStats()
     results = in_shard_order(lambda i: _assemble_shard(split, split.shards[i], shard_ids[i], official.shard(i),
                                                        batches), len(split.shards), threads)
@@ -215,6 +217,7 @@ def _write_trec_qrels(path, parquet) -> dict:
 def assemble(out_dir, ids: dict, shards: dict[str, list[ShardPaths]], train_qrels, dev_qrels,
              acquisition_batches: dict, grading: dict[str, str], threads: int | None = None) -> dict:
     """Build every assembled file under `out_dir` (see `assembled_files`); return the stats written.
+    `acquisition_batches`: each split's batches, as check_acquisition_batches records them.
 
     The output does not depend on `threads` (default: the CPUs this process may use, at most 4).
     """
@@ -263,12 +266,13 @@ def shard_paths_for(work: str, split: str, n_shards: int) -> list[ShardPaths]:
 
 
 def run_assemble(*, train_collection, train_excluded, dev_all, train_ids, train_agent, train_grades, train_answers,
-                 train_wood, dev_ids, dev_agent, dev_grades, train_qrels, dev_qrels, batch_files, assembled,
-                 settings: dict, out_dir) -> dict:
+                 train_wood, dev_ids, dev_agent, dev_grades, train_qrels, dev_qrels, assembled, settings: dict, out_dir,
+                 acquisition_batches=None) -> dict:
     """The assemble rule: the release's files under `out_dir` (the folder of `assembled`) from the per-shard
-    files, listed in shard order (`batch_files`: the acquisition batches' query ids, named in `settings`)."""
+    files, listed in shard order (`acquisition_batches`: check_acquisition_batches' record, for a build whose
+    splits list batches)."""
     shards = {"train": [ShardPaths(*p) for p in zip(train_ids, train_agent, train_grades, train_answers, train_wood)],
               "dev": [ShardPaths(*p) for p in zip(dev_ids, dev_agent, dev_grades)]}
     ids = {"train_collection": train_collection, "train_excluded": train_excluded, "dev_all": dev_all}
-    return assemble(out_dir, ids, shards, train_qrels, dev_qrels, dict(settings["acquisition_batches"]),
-                    dict(settings["grading"]))
+    batches = read_json(acquisition_batches) if acquisition_batches else unbatched(settings["acquisition_batches"])
+    return assemble(out_dir, ids, shards, train_qrels, dev_qrels, batches, dict(settings["grading"]))

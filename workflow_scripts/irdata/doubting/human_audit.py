@@ -13,11 +13,12 @@ to origin stays in work/ (key.json). An item id joins the query and passage id w
 "-" escaped (item_id), so no two pairs share one whatever their ids hold.
 
 Results (rule human_audit_results): the filled sheets of `sheets`, one per annotator, read as spreadsheets save
-them (UTF-8 with or without a byte order mark, Windows-1252, UTF-16; fields between , or ; or tabs); a sheet
-with the answers of another, item for item (one sheet listed twice), is refused. A sheet is refused,
-naming file, line and field, for a changed header, an item id that names no dev query or no passage of
-the collection, a duplicated item, a query or passage text other than the one the release holds, or an
-answer outside ALLOWED. An item's label is its annotators' majority (a tie is not "fully answers").
+them (UTF-8 with or without a byte order mark, Windows-1252, UTF-16; fields between , or ; or tabs); one sheet
+listed twice (the same file, or a byte-for-byte copy of a filled one: read_sheets) is refused, two annotators
+whose answers agree are not. A sheet is refused, naming file, line and field, for a changed header, an item id
+that names no dev query or no passage of the collection, a duplicated item, a query or passage text other than
+the one the release holds, an answer outside ALLOWED, or an empty answer beside a changed question or allowed
+cell (an answer typed in the wrong column). An item's label is its annotators' majority (a tie is not "fully answers").
 Per origin: items, judged, not yet judged, the share judged "yes" (fully answers) with its 95% Wilson
 interval; the strict minus official difference with Newcombe's hybrid-score 95% interval (method 10);
 with 2 annotators Cohen's kappa, with more Fleiss' kappa, over the items every annotator judged. Items of
@@ -30,6 +31,7 @@ import csv
 import hashlib
 import io
 import math
+import os
 from pathlib import Path
 
 from ..annotate.passages import TextStore
@@ -37,12 +39,14 @@ from ..atomic import write_json_atomic, write_text_atomic
 from ..errors import InputError
 from ..json_files import read_json
 from ..passage_store import PassageStore
+from ..path_kinds import FILE, path_problem
 from ..shards import read_id_list
 from ..tsv import read_trec_qrels
 from .release_files import DATA_FILES, ID_FILES, TREC_STRICT
 
 QUESTION = "Does the passage fully answer the query?"
 ALLOWED = ("yes", "partly", "no")
+ALLOWED_CELL = "|".join(ALLOWED)  # what the sheet writes in the `allowed` column of every row
 COLUMNS = ("item_id", "query", "passage", "question", "answer", "allowed")
 ORIGINS = ("strict", "official")
 Z95 = 1.959963984540054
@@ -121,7 +125,7 @@ def sheet_csv(items: dict, query_text, passage_text) -> str:
     writer.writerow(COLUMNS)
     for i, item in items.items():
         writer.writerow([i, query_text(item["query_id"]), passage_text(item["passage_id"]), QUESTION, "",
-                         "|".join(ALLOWED)])
+                         ALLOWED_CELL])
     return out.getvalue()
 
 
@@ -148,6 +152,9 @@ _SAVE_AS = "save it from the spreadsheet as \"CSV UTF-8 (Comma delimited)\""
 def _sheet_text(path) -> tuple[str, str]:
     """(the sheet's text, the encoding it was read in). A sheet that is neither is refused naming the line where
     its expected encoding (UTF-16 after its byte order mark, else UTF-8) fails."""
+    problem = path_problem(path, FILE)  # a folder, a pipe (whose read would hang), a link to nothing
+    if problem:
+        raise InputError(path, problem, field="doubting.audit.human.sheets")
     data = Path(path).read_bytes()
     utf16 = data.startswith((b"\xff\xfe", b"\xfe\xff"))
     # a byte order mark says which; without one, UTF-8, or else Excel's Windows-1252
@@ -199,6 +206,18 @@ def _sheet_rows(path, text: str):
             yield line, row
 
 
+def _refuse_answer_elsewhere(path, line: int, record: dict[str, str]) -> None:
+    """An unanswered row whose question or allowed cell holds something other than the sheet wrote: an answer
+    typed in the wrong column, which would count as not judged, is refused naming its column."""
+    for field, written in (("allowed", ALLOWED_CELL), ("question", QUESTION)):
+        cell = record[field].strip()
+        if cell and cell != written:
+            said = f"the answer {cell!r}" if cell.lower() in ALLOWED else repr(cell[:40])
+            raise InputError(path, f"the answer cell is empty and the {field} column holds {said} (the sheet wrote "
+                             f"{written!r} there): an answer typed in another column would count as not judged; type "
+                             f"it in the answer column and leave the {field} column as written", line=line, field=field)
+
+
 def read_sheet(path, query_text, passage_text) -> dict[str, str]:
     """{item_id: answer} of one filled sheet ("" when not answered); a bad row is an InputError. The sheet is read
     as spreadsheets save it (_sheet_text, SEPARATORS); empty trailing cells are ignored."""
@@ -225,29 +244,48 @@ def read_sheet(path, query_text, passage_text) -> dict[str, str]:
                 raise InputError(path, f"the {field} text was changed (it must be the release's text){hint}",
                                  line=line, field=field)
         answer = record["answer"].strip().lower()
-        if answer and answer not in ALLOWED:
+        if not answer:
+            _refuse_answer_elsewhere(path, line, record)
+        elif answer not in ALLOWED:
             raise InputError(path, f"answer {record['answer']!r} is not one of {', '.join(ALLOWED)}",
                              line=line, field="answer")
         answers[record["item_id"]] = answer
     return answers
 
 
+def _copy_of(path, data: bytes | None, read: list[tuple[Path, bytes | None]]) -> str | None:
+    """How the sheet at `path` is one of those `read` (path, bytes of a filled one): the same file (one path twice,
+    a symbolic or hard link to it) or, filled (`data` its bytes), a byte-for-byte copy of a filled one; or None."""
+    for other, other_data in read:
+        if os.path.samefile(path, other):
+            return f"the same file as {other}"
+        if data is not None and data == other_data:
+            return f"a byte-for-byte copy of {other}"
+    return None
+
+
 def read_sheets(paths, query_text, passage_text) -> dict[str, dict[str, str]]:
-    """{file name: its answers} of the filled sheets, one per annotator: two sheets of one name, or with the same
-    answers to every item (one sheet listed twice under two names), are refused."""
+    """{file name: its answers} of the filled sheets, one per annotator. One sheet listed twice would count one
+    annotator twice, so a sheet that is the same file as another (by path or link: os.path.samefile) or, once
+    anything is answered, the same bytes (a copy) is refused. Equal answers alone are not the same sheet: two
+    annotators may agree on every item, and their sheets differ in a byte as soon as one typed "Yes" where the
+    other typed "yes" or saved it otherwise. Two sheets of one file name are refused too (results name the
+    sheets by file name)."""
     sheets: dict[str, dict[str, str]] = {}
+    read: list[tuple[Path, bytes | None]] = []
     for path in paths:
         name = Path(path).name
+        answers = read_sheet(path, query_text, passage_text)
+        data = Path(path).read_bytes() if any(answers.values()) else None
+        copy = _copy_of(path, data, read)
+        if copy:
+            raise InputError(path, f"{copy}: one annotator's sheet listed twice would count as two; list each "
+                             "annotator's sheet once", field="doubting.audit.human.sheets")
         if name in sheets:
             raise InputError(path, f"two sheets are named {name!r}; name each annotator's sheet apart",
                              field="doubting.audit.human.sheets")
-        answers = read_sheet(path, query_text, passage_text)
-        same = next((other for other, theirs in sheets.items() if theirs == answers and any(answers.values())), None)
-        if same is not None:
-            raise InputError(path, f"the same answers as {same}, item for item: one annotator's sheet listed twice "
-                             "would count as two; list each annotator's sheet once",
-                             field="doubting.audit.human.sheets")
         sheets[name] = answers
+        read.append((Path(path), data))
     return sheets
 
 

@@ -62,22 +62,14 @@ class OfficialQrels:
 
 @dataclass
 class Batches:
-    """Acquisition batches of one split: a query's batch is the batch whose id file lists it, else `default`."""
+    """Acquisition batches of one split: a query's batch is the batch whose checked ids hold it, else `default`."""
     default: str
     batches: list[tuple[str, pa.Array]] = field(default_factory=list)
 
     @classmethod
-    def from_config(cls, conf: dict) -> Batches:
-        out, seen = [], {}
-        for batch in conf.get("batches", []):
-            ids = read_id_list(batch["query_ids_file"])
-            for qid in ids:
-                if qid in seen:
-                    raise InputError(batch["query_ids_file"], f"query {qid!r} is also in acquisition batch "
-                                     f"{seen[qid]!r}; a query belongs to one batch", field="query_id")
-                seen[qid] = batch["name"]
-            out.append((batch["name"], pa.array(ids, STRING)))
-        return cls(conf["default"], out)
+    def from_record(cls, split: dict) -> Batches:
+        """The batches of one split of check_acquisition_batches' record (irdata/doubting/acquisition_batches.py)."""
+        return cls(split["default"], [(batch["name"], pa.array(batch["ids"], STRING)) for batch in split["batches"]])
 
     @property
     def names(self) -> list[str]:

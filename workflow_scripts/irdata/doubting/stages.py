@@ -54,6 +54,8 @@ STAGES = (
             raw_beir_paths(config["doubting"]["source"]) if config["doubting"]["source"]["format"] == "beir" else [])}),
     ),
     Stage(name="dedup_train_queries", settings=lambda config, **_: sample_settings(config)),
+    Stage(name="check_acquisition_batches", settings=lambda config, **_: canonical({
+              "acquisition_batches": config["doubting"]["acquisition_batches"]})),
     Stage(
         name="release_gate",
         settings=lambda config, **_: canonical({"limits": config["annotation"]["failure_limits"],

@@ -39,6 +39,7 @@ import re
 from pathlib import Path
 
 from ..errors import InputError
+from ..path_kinds import FILE, path_problem, writable_folder_problem
 from .transports import encode_json
 
 log = logging.getLogger(__name__)
@@ -105,11 +106,31 @@ def _parse(line: bytes):
         return None
 
 
+def journal_file_problem(path) -> str | None:
+    """Why a job could not keep its calls in the journal `path` (a folder, a pipe, a link to nothing, a file it may
+    not write), as `<what>; <fix>`, or None (also for a missing one: the job makes it)."""
+    if not os.path.lexists(path):
+        return None
+    problem = path_problem(path, FILE)
+    if problem:  # `<what>; <fix>`: the fix for an input file, where this one is the job's own
+        return f"{problem.partition(';')[0]}, where the job keeps its LLM calls in a file; move it away"
+    if not os.access(path, os.W_OK):
+        return "a journal this user cannot append to; make it writable (chmod u+w)"
+    return None
+
+
 class Journal:
     """Completed calls of one job, loaded from and appended to `path`."""
 
     def __init__(self, path):
         self.path = Path(path)
+        # llm.journal_dir and the job's file: refused in a line (at planning already: irdata/input_keys.py)
+        problem = writable_folder_problem(self.path.parent)
+        if problem:
+            raise InputError(self.path.parent, f"{problem} (llm.journal_dir: the folder of the LLM call journals)")
+        problem = journal_file_problem(self.path)
+        if problem:
+            raise InputError(self.path, problem)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.entries: dict[str, str] = {}  # request key -> answer as JSON text
         self.dropped = 0  # a torn last line cut on open

