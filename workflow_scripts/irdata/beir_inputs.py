@@ -23,7 +23,7 @@ from .errors import InputError
 from .msmarco_inputs import raw_input_paths, read_queries, write_qrels
 from .passage_store import write_passage_store
 from .provenance import sha256_file
-from .tsv import _line_of_record, header_lines
+from .tsv import JSON_BLANK, _line_of_record, header_lines
 
 # the checked files the input check writes (rules/queries.smk names them)
 CHECKED_FILES = ("train_qrels", "dev_qrels", "dev_answers", "train_queries", "dev_queries", "heldout_queries")
@@ -71,7 +71,7 @@ def _refuse_tsv_breaking(path, queries: pa.Table, all_queries: pa.Table) -> None
         qid = queries.column("id")[pc.index(bad, True).as_py()].as_py()
         row = pc.index(all_queries.column("id"), qid).as_py()
         raise InputError(path, f"query {qid!r}: its text holds a tab or a line break; write it on one line "
-                         "without tabs", line=_line_of_record(Path(path), row, json_lines=True), field="text")
+                         "without tabs", line=_line_of_record(Path(path), row, JSON_BLANK), field="text")
 
 
 def write_queries_tsv(table: pa.Table, path) -> None:
