@@ -115,7 +115,7 @@ def _not_text(path, head: bytes, codec: str | None) -> InputError | None:
                 what += f" (first member {head[30:30 + size].decode('utf-8', 'replace')})"
             return InputError(path, f"{what}{packed}: {todo.format(path=path)}")
     marked = next(((name, mark) for mark, name in BOMS if head.startswith(mark)), None)
-    unmarked = None if marked else _unmarked_utf16_or_32(head)
+    unmarked = None if marked or 0 not in head else _unmarked_utf16_or_32(head)
     if marked or unmarked:
         # iconv reads a byte-order mark when named the encoding without its byte order
         encoding, how = (marked[0][:6], f"byte-order mark {marked[1].hex(' ').upper()}") if marked else \

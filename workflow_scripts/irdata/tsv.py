@@ -185,8 +185,10 @@ def _undecodable_rows_unprinted(handler):
         sys.unraisablehook = previous
 
 
-def _read_delimited(path: Path, names: list[str], delimiter: str) -> pa.Table:
-    _refuse_bad_bytes(path, names, delimiter)
+def _read_delimited(path: Path, names: list[str], delimiter: str, lenient: bool = False) -> pa.Table | None:
+    """The `names` fields of every line, split at `delimiter`; a line of another number of fields is refused, or
+    with `lenient` (a TREC file, whose fields whitespace separates: the caller splits it so) gives None."""
+    _refuse_bad_bytes(path, names, None if lenient else delimiter)
     bad_rows = []
 
     def on_invalid(row):
@@ -219,6 +221,8 @@ def _read_delimited(path: Path, names: list[str], delimiter: str) -> pa.Table:
 
     with _undecodable_rows_unprinted(on_invalid):
         table = read_in_growing_blocks(path, read, unparsed)
+    if bad_rows and lenient:
+        return None
     if bad_rows:
         row = bad_rows[0]
         line = row.number
@@ -231,7 +235,7 @@ def _read_delimited(path: Path, names: list[str], delimiter: str) -> pa.Table:
             raise InputError(path, JOINED_BOM, line=line)
         raise InputError(
             path,
-            f"expected {len(names)} {'tab' if delimiter == chr(9) else 'space'}-separated fields "
+            f"expected {len(names)} tab-separated fields "
             f"({', '.join(names)}), found {row.actual_columns}; "
             f"{len(bad_rows)} such line(s) in the file",
             line=line,
@@ -462,6 +466,46 @@ def _trec_lines(path: Path) -> tuple[pa.ChunkedArray, np.ndarray]:
     return lines.filter(kept), np.flatnonzero(kept.to_numpy(zero_copy_only=False)) + 1
 
 
+def _split_apart(values: pa.ChunkedArray) -> bool:
+    """Whether a field read between single delimiters is empty or holds whitespace: split on whitespace, as
+    trec_eval splits a line, its line has other fields."""
+    if _printable_ascii_only(values):
+        return pc.any(pc.equal(pc.binary_length(values), 0)).as_py()
+    return pc.any(pc.match_substring_regex(values, f"^$|{_TREC_SPACE}")).as_py()
+
+
+def _trec_table(path: Path, names: list[str]) -> tuple[pa.Table, object]:
+    """The `names` fields of the records of a TREC file after its header line, and line_of(row). The fast path is
+    pyarrow's CSV reader at the separator of the first line; a file it would split otherwise than whitespace does
+    (a trailing space, a run of spaces, a line of whitespace only) is split on whitespace line by line, as
+    columns."""
+    first = next(_nonblank_line_numbers(path, TREC_BLANK))[1]
+    table = _read_delimited(path, names, "\t" if b"\t" in first else " ", lenient=True)
+    if table is not None and not any(_split_apart(table.column(name)) for name in names):
+        skip = int(_is_header([table.column(name)[0].as_py() for name in names]))
+        if skip and table.num_rows == 1:
+            raise InputError(path, "no row after its header line; expected at least one record",
+                             line=next(_nonblank_line_numbers(path, TREC_BLANK))[0])
+        return table.slice(skip), lambda row: _line_of_record(path, row + skip, TREC_BLANK)
+    lines, numbers = _trec_lines(path)
+    fields = pc.ascii_split_whitespace(lines)
+    skip = int(_is_header(fields[0].as_py()))
+    if skip and len(fields) == 1:
+        raise InputError(path, "no row after its header line; expected at least one record", line=int(numbers[0]))
+    fields, numbers = fields.slice(skip), numbers[skip:]
+    count = pc.list_value_length(fields)
+    index = _first(pc.not_equal(count, len(names)))
+    if index is not None:
+        line = int(numbers[index])
+        if fields[index][0].as_py().startswith("\ufeff"):
+            raise InputError(path, JOINED_BOM, line=line)
+        others = int(pc.sum(pc.not_equal(count, len(names))).as_py())
+        raise InputError(path, f"expected {len(names)} whitespace-separated fields ({', '.join(names)}), found "
+                         f"{count[index].as_py()}; {others} such line(s) in the file", line=line)
+    return (pa.table({name: pc.list_element(fields, i) for i, name in enumerate(names)}),
+            lambda row: int(numbers[row]))
+
+
 def read_trec_qrels(path, grades: tuple[int, ...] | None = None) -> pa.Table:
     """Read TREC qrels (`qid iteration docid relevance`), plain or compressed, as trec_eval and ir_measures read
     them: fields separated by whitespace (spaces and tabs, runs of them, before and after the fields too), a line
@@ -469,28 +513,7 @@ def read_trec_qrels(path, grades: tuple[int, ...] | None = None) -> pa.Table:
     `grades`, one of them (e.g. the audit's 0-3)."""
     with plain_path(path) as plain:
         _require_nonempty(plain, TREC_BLANK)
-        names = list(QRELS_COLUMNS)
-        _refuse_bad_bytes(plain, names, None)
-        lines, numbers = _trec_lines(plain)
-        fields = pc.split_pattern_regex(lines, _TREC_SPACE)
-        skip = int(_is_header(fields[0].as_py()))
-        if skip and len(fields) == 1:
-            raise InputError(plain, "no row after its header line; expected at least one record",
-                             line=int(numbers[0]))
-        fields, numbers = fields.slice(skip), numbers[skip:]
-
-        def line_of(row):
-            return int(numbers[row])
-
-        count = pc.list_value_length(fields)
-        index = _first(pc.not_equal(count, len(names)))
-        if index is not None and fields[index][0].as_py().startswith("\ufeff"):
-            raise InputError(plain, JOINED_BOM, line=line_of(index))
-        if index is not None:
-            others = int(pc.sum(pc.not_equal(count, len(names))).as_py())
-            raise InputError(plain, f"expected {len(names)} whitespace-separated fields ({', '.join(names)}), found "
-                             f"{count[index].as_py()}; {others} such line(s) in the file", line=line_of(index))
-        table = pa.table({name: pc.list_element(fields, i) for i, name in enumerate(names)})
+        table, line_of = _trec_table(plain, list(QRELS_COLUMNS))
         _refuse_header_again(plain, table.column("query_id"), table.column("relevance"), line_of)
         for name in ("query_id", "iteration", "passage_id"):
             _check_ids(plain, table, name, line_of)
