@@ -97,6 +97,7 @@ def test_a_plain_file_is_read_where_it_is(tmp_path):
     (lambda d: d.decode().encode("utf-16-le"), "UTF-16LE text (no byte-order mark), not UTF-8: re-encode it as "
      "UTF-8, e.g. iconv -f UTF-16LE -t UTF-8 {path} > new-file"),
     (lambda d: d.decode().encode("utf-16-be"), "UTF-16BE text (no byte-order mark)"),
+    (lambda d: "1\t\u0100b\n2\tx\n".encode("utf-16-be"), "UTF-16BE text (no byte-order mark)"),  # 01 00
     (lambda d: b"\xfe\xff" + d.decode().encode("utf-16-be"), "UTF-16 text (byte-order mark FE FF)"),
     (lambda d: d.decode().encode("utf-32"), "UTF-32 text (byte-order mark FF FE 00 00)"),
     (lambda d: d.decode().encode("utf-32-be"), "UTF-32BE text (no byte-order mark)"),

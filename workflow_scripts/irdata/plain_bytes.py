@@ -83,8 +83,8 @@ def _read_head(fh, size: int = HEAD) -> bytes:
 
 def _unmarked_utf16_or_32(head: bytes) -> str | None:
     """UTF-16 or UTF-32 without a byte-order mark, by its NULs: text mostly of ASCII characters puts a NUL in the
-    high byte of each (one byte of two, or three of four, always at the same places) and none elsewhere. At least
-    half the characters so: a text with stray NULs is not taken for it."""
+    high byte of each (one byte of two, or three of four, always at the same places), few elsewhere (U+0100 and
+    the like). At least half the characters so: a text with stray NULs is not taken for it."""
     for name, width, zero_at in (("UTF-32LE", 4, (1, 2, 3)), ("UTF-32BE", 4, (0, 1, 2)), ("UTF-16LE", 2, (1,)),
                                  ("UTF-16BE", 2, (0,))):
         units = [head[i:i + width] for i in range(0, len(head) - len(head) % width, width)]
@@ -93,7 +93,7 @@ def _unmarked_utf16_or_32(head: bytes) -> str | None:
         ascii_like = sum(all(u[i] == 0 for i in zero_at) and any(u[i] for i in range(width) if i not in zero_at)
                          for u in units)
         others = sum(1 for u in units for i in range(width) if i not in zero_at and u[i] == 0)
-        if ascii_like * 2 >= len(units) and ascii_like >= 2 and not others:
+        if ascii_like * 2 >= len(units) and ascii_like >= 2 and others * 4 <= ascii_like:
             return name
     return None
 
