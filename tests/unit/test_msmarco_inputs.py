@@ -356,3 +356,23 @@ def test_gzip_inputs_are_checked_as_their_plain_twins(tmp_path):
     assert report["header_lines"] == {str(inputs["train_qrels"]): 1}
     for name in ("c/train.qrels", "c/dev.qrels", "c/dev_answers.jsonl", "store.arrow"):
         assert (a / name).read_bytes() == (b / name).read_bytes(), name
+
+
+def test_a_named_pipe_in_the_input_check_is_refused_before_it_is_opened(tmp_path):
+    """The check reads every input twice (its records, its sha256): a pipe is refused at once, naming it (an open
+    of a named pipe without a writer would wait for ever; the alarm turns that into a failure)."""
+    import os
+    import signal
+
+    inputs = demo_inputs(tmp_path)
+    fifo = tmp_path / "answers.fifo"
+    os.mkfifo(fifo)
+    inputs["dev_answers"] = fifo
+    signal.signal(signal.SIGALRM, lambda *_: pytest.fail("the check opened the named pipe"))
+    signal.alarm(30)
+    try:
+        with pytest.raises(InputError) as info:
+            validate_msmarco_inputs(**inputs)
+    finally:
+        signal.alarm(0)
+    assert info.value.path == str(fifo) and "a pipe or a device, not a file" in info.value.problem

@@ -22,6 +22,7 @@ from .beir import check_qrels_ids_known, read_beir_corpus, read_beir_qrels, read
 from .errors import InputError
 from .msmarco_inputs import raw_input_paths, read_queries, write_qrels
 from .passage_store import write_passage_store
+from .plain_bytes import refuse_stream
 from .provenance import sha256_file
 from .tsv import JSON_BLANK, _line_of_record, header_lines
 
@@ -93,6 +94,8 @@ def validate_beir_inputs(folder, train_split: str, dev_split: str, heldout_queri
     heldout_queries (`qid<TAB>text`). `passage_store` receives the corpus with its titles.
     """
     folder = Path(folder)
+    for path in raw_beir_paths({"folder": folder, "heldout_queries": heldout_queries}):
+        refuse_stream(path, "the input check reads each input twice, its records and then its sha256")
     splits = qrels_splits(folder)
     for name, split in (("train_split", train_split), ("dev_split", dev_split)):
         if split not in splits:

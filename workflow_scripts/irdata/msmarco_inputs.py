@@ -15,7 +15,7 @@ from .atomic import atomic_open, write_json_atomic, write_jsonl_atomic
 from .errors import InputError
 from .json_files import jsonl_records
 from .passage_store import write_passage_store
-from .plain_bytes import open_plain
+from .plain_bytes import open_plain, refuse_stream
 from .provenance import sha256_file
 from .tsv import check_ids_known, header_lines, read_id_text_tsv, read_trec_qrels
 
@@ -217,8 +217,12 @@ def validate_msmarco_inputs(collection, train_queries, train_qrels, dev_queries,
     (TREC qrels, minus the rows dropped per qrels_missing_passages) and "dev_answers" (JSON lines of
     the dev queries' answers, in dev_queries order, whatever the input format). Once every input is
     valid, the collection parsed here is written as the passage store `passage_store` (when given),
-    so that no later stage parses the TSV again.
+    so that no later stage parses the TSV again. A pipe or a device is refused: each input is read again for its
+    sha256.
     """
+    for path in input_paths(collection, train_queries, train_qrels, dev_queries, dev_qrels, dev_answers,
+                            heldout_queries):
+        refuse_stream(path, "the input check reads each input twice, its records and then its sha256")
     passages = read_collection(collection)
     pids = passages.column("passage_id")
     report = {"files": {}, "rows": {"collection": passages.num_rows}, "qrels_dropped": {}}

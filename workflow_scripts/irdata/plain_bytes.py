@@ -200,6 +200,13 @@ def rereadable(path) -> bool:
     return Path(path).is_file()
 
 
+def refuse_stream(path, why: str) -> None:
+    """A pipe or a device where a file is read more than once (`why`) is an InputError, before anything reads it
+    (opening a named pipe with no writer would wait for ever); a missing path or a folder is left to the reader."""
+    if os.path.exists(path) and not os.path.isdir(path) and not os.path.isfile(path):
+        raise InputError(path, f"a pipe or a device, not a file: {why}; write it to a file and name that")
+
+
 def _rewound(raw, head: bytes):
     """`raw` from its first byte again: seeked back, or for a pipe the `head` read from it, then the rest."""
     if raw.seekable():

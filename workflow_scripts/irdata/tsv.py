@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from .errors import InputError
-from .plain_bytes import open_plain, plain_path, rereadable
+from .plain_bytes import open_plain, plain_path, refuse_stream, rereadable
 
 QRELS_COLUMNS = ("query_id", "iteration", "passage_id", "relevance")
 
@@ -373,11 +373,9 @@ def header_lines(path, trec: bool = False) -> int:
 
     The formats have none, but pandas' to_csv and spreadsheet exports write one: a first line of column names
     (_is_header's rule; a TSV line's fields are separated by tabs, a TREC line's by whitespace) is skipped by the
-    readers and counted in the input check's report (`header_lines`). A pipe or a device, read once already, is
-    refused: this reads the first line again."""
-    if not rereadable(path):
-        raise InputError(path, "a pipe or a device, not a file: it was read once already, and its first line is "
-                         "needed again; give a file")
+    readers and counted in the input check's report (`header_lines`). A pipe or a device (read once already by
+    the reader) is refused."""
+    refuse_stream(path, "its first line is read again to count a header line")
     first = next(_nonblank_line_numbers(path, TREC_BLANK if trec else LINE_END), None)
     if first is None:
         return 0
