@@ -163,3 +163,20 @@ def test_a_named_pipe_is_read_once_as_its_file(tmp_path, packed):
     table = read_id_text_tsv(fifo)
     writer.join()
     assert table.equals(read_id_text_tsv(_plain_twin(tmp_path)))
+
+
+def test_a_full_temporary_disk_is_named_with_what_to_do(tmp_path, monkeypatch):
+    import errno
+
+    from irdata import plain_bytes
+
+    def full(*_):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    path = tmp_path / "c.tsv.gz"
+    path.write_bytes(gzip.compress(TEXT))
+    monkeypatch.setattr(plain_bytes.shutil, "copyfileobj", full)
+    with pytest.raises(InputError) as info:
+        read_id_text_tsv(path)
+    assert info.value.path == str(path) and "no space left under" in info.value.problem
+    assert "set TMPDIR" in info.value.problem

@@ -17,6 +17,7 @@ reads as the file it streams.
 from __future__ import annotations
 
 import bz2
+import errno
 import gzip
 import io
 import lzma
@@ -203,7 +204,7 @@ def rereadable(path) -> bool:
 def refuse_stream(path, why: str) -> None:
     """A pipe or a device where a file is read more than once (`why`) is an InputError, before anything reads it
     (opening a named pipe with no writer would wait for ever); a missing path or a folder is left to the reader."""
-    if os.path.exists(path) and not os.path.isdir(path) and not os.path.isfile(path):
+    if os.path.exists(path) and not os.path.isdir(path) and not rereadable(path):
         raise InputError(path, f"a pipe or a device, not a file: {why}; write it to a file and name that")
 
 
@@ -253,7 +254,13 @@ def plain_path(path):
     fd, name = tempfile.mkstemp(prefix="irdata-", suffix=".plain")
     try:
         with open(fd, "wb") as out, open_plain(path) as text:
-            shutil.copyfileobj(text, out, _CHUNK)
+            try:
+                shutil.copyfileobj(text, out, _CHUNK)
+            except OSError as exc:
+                if exc.errno != errno.ENOSPC:
+                    raise
+                raise InputError(path, f"no space left under {tempfile.gettempdir()} for its text, which the readers "
+                                 "read from a file: set TMPDIR to a folder on a larger disk") from None
         try:
             yield Path(name)
         except InputError as error:
