@@ -143,3 +143,44 @@ def test_a_qrels_header_after_a_byte_order_mark_is_read(tmp_path):
     path = tmp_path / "test.tsv"
     path.write_bytes(b"\xef\xbb\xbfquery-id\tcorpus-id\tscore\r\nq1\td1\t1\r\n")
     assert read_beir_qrels(path).to_pylist() == [{"query_id": "q1", "passage_id": "d1", "relevance": 1}]
+
+
+def test_a_gzip_folder_file_reads_as_its_plain_twin(tmp_path):
+    """A corpus.jsonl that holds gzip (compressed in place, keeping BEIR's names) reads by its content; its errors
+    name it and the line zcat shows."""
+    import gzip
+
+    records = [{"_id": "d1", "title": "T", "text": "x"}, {"_id": "d2", "text": "y"}]
+    plain = read_beir_corpus(jsonl(tmp_path / "plain.jsonl", records))
+    path = tmp_path / "corpus.jsonl"
+    path.write_bytes(gzip.compress((tmp_path / "plain.jsonl").read_bytes()))
+    assert read_beir_corpus(path).equals(plain)
+    path.write_bytes(gzip.compress(b'{"_id": "d1", "text": "x"}\n\n{"_id": "d1", "text": "y"}\n'))
+    with pytest.raises(InputError) as error:
+        read_beir_corpus(path)
+    assert (error.value.path, error.value.line, error.value.field) == (str(path), 3, "_id")
+    qrels = tmp_path / "test.tsv"
+    qrels.write_bytes(gzip.compress(b"query-id\tcorpus-id\tscore\nq1\td1\t1\n"))
+    assert read_beir_qrels(qrels).to_pylist() == [{"query_id": "q1", "passage_id": "d1", "relevance": 1}]
+
+
+@pytest.mark.parametrize("reader, data, line", [
+    (read_beir_corpus, b'{"_id": "a", "text": "x"}\n\xef\xbb\xbf{"_id": "b", "text": "y"}\n', 2),
+    (read_beir_queries, b'{"_id": "a", "text": "x"}\n\n\xef\xbb\xbf{"_id": "b", "text": "y"}\n', 3),
+    (read_beir_qrels, b"query-id\tcorpus-id\tscore\nq1\td1\t1\nquery-id\tcorpus-id\tscore\nq2\td1\t1\n", 3),
+    (read_beir_qrels, b"query-id\tcorpus-id\tscore\nq1\td1\t1\n\xef\xbb\xbfquery-id\tcorpus-id\tscore\n", 3),
+])
+def test_two_files_joined_with_cat_are_refused_where_the_second_starts(tmp_path, reader, data, line):
+    path = tmp_path / "joined"
+    path.write_bytes(data)
+    with pytest.raises(InputError) as error:
+        reader(path)
+    assert error.value.line == line and "two files are joined" in error.value.problem
+
+
+def test_a_query_without_a_word_is_refused(tmp_path):
+    """Its checked `qid<TAB>text` line would be refused by the TSV reader the dedup reads it with."""
+    path = jsonl(tmp_path / "queries.jsonl", [{"_id": "q1", "text": "a"}, {"_id": "q2", "text": "?!"}])
+    with pytest.raises(InputError) as error:
+        read_beir_queries(path)
+    assert (error.value.line, error.value.field) == (2, "text") and "has no word" in error.value.problem

@@ -125,3 +125,14 @@ def test_an_id_held_out_with_two_texts_keeps_both_texts(example, tmp_path):
     assert heldout.column("query_id").to_pylist() == ["q6", "q7", "q8", "q9", "q1"]
     result = dedup_train_queries(read_queries(checked["train_queries"]), [heldout])
     assert sorted(result.excluded["query_id"]) == ["q4", "q5"]
+
+
+def test_a_named_pipe_among_the_held_out_queries_is_refused(tmp_path):
+    """The check reads every input twice (its records, its sha256): a pipe is refused before anything opens it."""
+    import os
+
+    fifo = tmp_path / "extra.fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(InputError) as info:
+        validate_beir_inputs(EXAMPLE, "train", "test", [str(fifo)])
+    assert info.value.path == str(fifo) and "a pipe or a device, not a file" in info.value.problem

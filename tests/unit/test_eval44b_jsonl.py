@@ -34,9 +34,9 @@ def test_bytes_that_are_not_utf8_name_the_file_and_line(tmp_path):
     with pytest.raises(InputError) as err:
         load_reviews(path)
     assert err.value.path == str(path) and err.value.line == 3 and "not valid UTF-8" in str(err.value)
-    # a BOM anywhere but the start is not skipped: it is a character inside the JSON text
+    # a BOM anywhere but the start is not skipped: it is where a second file starts (two files joined with cat)
     path.write_bytes(json.dumps(REVIEW).encode() + b"\n\xef\xbb\xbf" + json.dumps(REVIEW).encode() + b"\n")
-    with pytest.raises(InputError, match="line 2: not valid JSON"):
+    with pytest.raises(InputError, match="line 2: a byte-order mark .* two files are joined"):
         list(iter_jsonl(path))
 
 

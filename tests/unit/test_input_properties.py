@@ -3,20 +3,35 @@ command: a generated valid file reads back exactly (any line ends, a byte-order 
 where the format allows one); a damaged one (cut short, stray or changed bytes, another encoding, swapped columns,
 a line doubled) is read or ends in the named refusal, the reader's error naming the file and a line of it, never
 another exception; a NUL put into any line is refused naming that line (or, where the reader ignores that part of
-the line, changes nothing it reads)."""
+the line, changes nothing it reads).
+
+The readers of the workflow's inputs (irdata.plain_bytes under them) read a file by its content: a compressed or
+piped file, whatever its name, reads as its plain text does, to the same records or the same refusal and line; a
+container they do not read (an archive, UTF-16 or UTF-32 text, LZ4, gzip twice) is refused saying what it is; two
+files joined with cat are refused at the line where the second starts with a byte-order mark or a header line.
+TREC qrels read as ir_measures reads them."""
 
 from __future__ import annotations
 
+import bz2
 import csv
 import gzip
 import io
 import json
+import lzma
+import os
+import tarfile
 import tempfile
+import threading
+import zipfile
 import zlib
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+import ir_measures
+import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -28,8 +43,9 @@ from irdata.doubting.human_audit import COLUMNS, QUESTION, item_id, read_sheet
 from irdata.errors import InputError
 from irdata.eval44b.inputs import KINDS, load_papers, load_reviews
 from irdata.msmarco_inputs import NO_ANSWER, read_reference_answers
+from irdata.plain_bytes import CODECS
 from irdata.shards import read_id_list
-from irdata.tsv import HEADER_WORDS, ID_FORBIDDEN, read_id_text_tsv, read_trec_qrels
+from irdata.tsv import HEADER_WORDS, ID_FORBIDDEN, normalize_query_text, read_id_text_tsv, read_trec_qrels
 
 EXAMPLES = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 BOM = b"\xef\xbb\xbf"
@@ -47,6 +63,16 @@ ids = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="
 line_texts = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\t\n\r\0\ufeff"), max_size=16)
 # JSON strings: anything but a NUL or a lone surrogate (a line end is escaped)
 json_texts = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\0"), max_size=16)
+
+
+def _has_word(text: str) -> bool:
+    """What a query's or passage's text keeps (irdata.tsv._first_wordless): something beyond punctuation and
+    whitespace."""
+    return normalize_query_text(pa.array([text])).to_pylist() != [""]
+
+
+# the texts of a TSV query or passage file
+word_texts = line_texts.filter(_has_word)
 
 
 @st.composite
@@ -75,13 +101,17 @@ def jsonl_file(draw, records: list[dict]) -> bytes:
 @dataclass
 class Format:
     """A user file format: a strategy of (file bytes, what its reader returns), the reader (returning something
-    comparable), the error it refuses with, and the byte that separates its fields."""
+    comparable), the error it refuses with, and the byte that separates its fields; whether the reader reads a file
+    by its content (irdata.plain_bytes: compressed, piped), and the line a file of it may start with that is no
+    record, which a second file joined after a first with cat puts in its middle (None: a byte-order mark)."""
 
     name: str
     valid: Callable
     read: Callable
     separator: bytes = b"\t"
     error: type = InputError
+    by_content: bool = False
+    header: bytes | None = None
 
 
 # -- valid files of each format --------------------------------------------------------------------------------
@@ -89,7 +119,7 @@ class Format:
 
 @st.composite
 def id_text(draw):
-    rows = draw(st.lists(st.tuples(ids, line_texts), min_size=1, max_size=6, unique_by=lambda r: r[0]))
+    rows = draw(st.lists(st.tuples(ids, word_texts), min_size=1, max_size=6, unique_by=lambda r: r[0]))
     header = ["pid\ttext"] if draw(st.booleans()) else []
     return draw(lines_file(header + [f"{i}\t{t}" for i, t in rows])), rows
 
@@ -99,13 +129,23 @@ def read_id_text(path):
     return list(zip(table.column("id").to_pylist(), table.column("text").to_pylist()))
 
 
+# what separates the fields of a TREC line, as trec_eval and ir_measures read it: runs of spaces and tabs
+TREC_SPACES = st.text(st.sampled_from(" \t"), min_size=1, max_size=3)
+
+
 @st.composite
-def trec_qrels(draw):
+def trec_qrels(draw, plain=st.booleans()):
+    """TREC qrels: fields separated by whitespace, which may also lead and trail a line; lines of whitespace only
+    between; with `plain` false, no header line and no byte-order mark (what ir_measures reads too)."""
     rows = draw(st.lists(st.tuples(ids, ids, ids, st.integers(-(10**9 - 1), 10**9 - 1)), min_size=1, max_size=6,
                          unique_by=lambda r: (r[0], r[2])))
-    sep = draw(st.sampled_from(["\t", " "]))
-    header = [sep.join(("qid", "Q0", "docid", "rel"))] if draw(st.booleans()) else []
-    return draw(lines_file(header + [sep.join(map(str, r)) for r in rows])), rows
+    extras = draw(plain)
+    lines = [(draw(st.sampled_from(["", " ", "\t"])) + "".join(f + draw(TREC_SPACES) for f in map(str, r[:3]))
+              + str(r[3]) + draw(st.sampled_from(["", " ", "\t", " \t "]))) for r in rows]
+    lines = [line for one in lines for line in ([one] if draw(st.booleans()) else [" \t", one])]
+    header = [draw(TREC_SPACES).join(("qid", "Q0", "docid", "rel"))] if extras and draw(st.booleans()) else []
+    data = draw(lines_file(header + lines))
+    return (data if extras else data.removeprefix(BOM)), rows
 
 
 def read_qrels(path):
@@ -270,20 +310,22 @@ def reviews(draw):
 
 
 FORMATS = [
-    Format("id_text_tsv", id_text, read_id_text),
-    Format("trec_qrels", trec_qrels, read_qrels),
-    Format("beir_corpus", beir_corpus, lambda p: read_beir_corpus(p).to_pylist(), b","),
-    Format("beir_queries", beir_queries, lambda p: read_beir_queries(p).to_pylist(), b","),
-    Format("beir_qrels", beir_qrels, lambda p: read_beir_qrels(p).to_pylist()),
-    Format("reference_answers", reference_answers, read_reference_answers, b","),
-    Format("qna_v21_answers", qna_v21_answers, read_reference_answers, b","),
+    Format("id_text_tsv", id_text, read_id_text, by_content=True, header=b"qid\tquery_text"),
+    Format("trec_qrels", trec_qrels, read_qrels, by_content=True, header=b"query_id iteration passage_id relevance"),
+    Format("beir_corpus", beir_corpus, lambda p: read_beir_corpus(p).to_pylist(), b",", by_content=True),
+    Format("beir_queries", beir_queries, lambda p: read_beir_queries(p).to_pylist(), b",", by_content=True),
+    Format("beir_qrels", beir_qrels, lambda p: read_beir_qrels(p).to_pylist(), by_content=True,
+           header=b"query-id\tcorpus-id\tscore"),
+    Format("reference_answers", reference_answers, read_reference_answers, b",", by_content=True),
+    Format("qna_v21_answers", qna_v21_answers, read_reference_answers, b",", by_content=True),
     Format("id_list", id_list, read_id_list, b"\n"),
     Format("trec_run", trec_run, read_run, b" "),
     Format("evaluate_qrels", evaluate_qrels, lambda p: dict(evaluate.read_qrels(p)), b" ", evaluate.FormatError),
     Format("human_audit_sheet", sheet, read_sheet_answers, b","),
-    Format("44b_papers", papers, load_papers, b","),
-    Format("44b_reviews", reviews, load_reviews, b","),
+    Format("44b_papers", papers, load_papers, b",", by_content=True),
+    Format("44b_reviews", reviews, load_reviews, b",", by_content=True),
 ]
+BY_CONTENT = [f for f in FORMATS if f.by_content]
 
 
 # -- damage ----------------------------------------------------------------------------------------------------
@@ -401,3 +443,176 @@ def test_a_nul_in_a_line_is_refused_naming_that_line(fmt, data):
             assert value.line == n + 1, (value, damaged)
         else:  # only a part of the line the reader does not read (a sheet's question column)
             assert fmt.name == "human_audit_sheet" and value == expected, (value, damaged)
+
+
+# -- files read by their content: compressed, piped, mislabelled, containers, joined -------------------------
+
+
+def _zstd(data: bytes) -> bytes:
+    sink = pa.BufferOutputStream()
+    with pa.CompressedOutputStream(sink, "zstd") as out:
+        out.write(data)
+    return sink.getvalue().to_pybytes()
+
+
+# how a file reaches its reader: its bytes packed so, under any name
+PACKINGS = {"gzip": lambda d: gzip.compress(d, mtime=0), "bzip2": bz2.compress, "xz": lzma.compress, "zstd": _zstd,
+            "gzip, in pieces": lambda d: b"".join(gzip.compress(d[i:i + 7], mtime=0) for i in range(0, len(d), 7))}
+NAMES = ["data", "data.gz", "data.tsv", "data.jsonl", "data.bz2", "data.txt.xz"]
+
+
+@contextmanager
+def piped(data: bytes):
+    """A path that reads `data` once, as a shell's process substitution <(...) does: /dev/fd/N of a pipe a
+    thread writes into."""
+    read_end, write_end = os.pipe()
+
+    def write():
+        with open(write_end, "wb") as out:
+            try:
+                out.write(data)
+            except BrokenPipeError:  # the reader stopped early
+                pass
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        yield f"/dev/fd/{read_end}"
+    finally:
+        os.close(read_end)
+        writer.join()
+
+
+def _same(plain, other, other_path) -> None:
+    """A file read by content gives what its plain text gives: the same records, or the same refusal (problem,
+    line, field) naming its own path. A refusal of the whole file (no line) may say what the file is in other
+    words (e.g. `UTF-16 text, gzip-compressed`)."""
+    assert plain[0] == other[0], (plain, other)
+    if plain[0] == "read":
+        assert plain[1] == other[1]
+        return
+    assert other[1].path == other_path
+    assert (other[1].line, other[1].field) == (plain[1].line, plain[1].field), (plain[1], other[1])
+    if plain[1].line is not None:
+        assert other[1].problem == plain[1].problem, (plain[1], other[1])
+
+
+@pytest.mark.parametrize("fmt", BY_CONTENT, ids=lambda f: f.name)
+@EXAMPLES
+@given(data=st.data())
+def test_a_compressed_piped_or_mislabelled_file_reads_as_its_plain_text(fmt, data):
+    content, _ = data.draw(fmt.valid())
+    if data.draw(st.booleans()):
+        content = damage(content, data.draw(DAMAGE), fmt.separator)
+    assume(not any(magic.match(content) for magic, _, _ in CODECS.values()))  # a damage that wrote a codec's magic
+    packing = data.draw(st.sampled_from([None, *PACKINGS]))
+    packed = PACKINGS[packing](content) if packing else content
+    with tempfile.TemporaryDirectory() as name:
+        plain_path = Path(name) / "plain"
+        plain_path.write_bytes(content)
+        plain = outcome(fmt, plain_path)
+        path = Path(name) / data.draw(st.sampled_from(NAMES))
+        path.write_bytes(packed)
+        _same(plain, outcome(fmt, path), str(path))
+        with piped(packed) as pipe:
+            _same(plain, outcome(fmt, pipe), pipe)
+
+
+def _tar(data: bytes, mode: str) -> bytes:
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode=mode) as tar:
+        info = tarfile.TarInfo("collection.tsv")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    return out.getvalue()
+
+
+def _zip(data: bytes) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("corpus.jsonl", data)
+    return out.getvalue()
+
+
+def _lz4(data: bytes) -> bytes:
+    sink = pa.BufferOutputStream()
+    with pa.CompressedOutputStream(sink, "lz4") as out:
+        out.write(data)
+    return sink.getvalue().to_pybytes()
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8-sig")
+
+
+# what a reader does not read, and the words its refusal says it with
+CONTAINERS = {
+    "tar": (lambda d: _tar(d, "w"), "a tar archive (first member collection.tsv): extract it"),
+    "tar.gz": (lambda d: _tar(d, "w:gz"), "a tar archive, gzip-compressed (first member collection.tsv)"),
+    "zip": (_zip, "a zip archive (first member corpus.jsonl): extract it"),
+    "lz4": (_lz4, "LZ4-compressed data: decompress it"),
+    "gzip twice": (lambda d: gzip.compress(gzip.compress(d)), "gzip-compressed data inside gzip (compressed twice)"),
+    "utf-16": (lambda d: _text(d).encode("utf-16"), "UTF-16 text (byte-order mark FF FE), not UTF-8: re-encode it"),
+    "utf-16-be": (lambda d: _text(d).encode("utf-16-be"), "UTF-16BE text (no byte-order mark), not UTF-8"),
+    "utf-32": (lambda d: _text(d).encode("utf-32"), "UTF-32 text (byte-order mark FF FE 00 00), not UTF-8"),
+    "utf-16, gzip": (lambda d: gzip.compress(_text(d).encode("utf-16")), "UTF-16 text (byte-order mark FF FE), "
+                     "gzip-compressed, not UTF-8: re-encode it as UTF-8, e.g. zcat"),
+}
+
+
+@pytest.mark.parametrize("fmt", BY_CONTENT, ids=lambda f: f.name)
+@EXAMPLES
+@given(data=st.data())
+def test_a_container_is_refused_saying_what_it_is(fmt, data):
+    content, _ = data.draw(fmt.valid())
+    kind = data.draw(st.sampled_from(sorted(CONTAINERS)))
+    if kind == "utf-16-be":  # without a byte-order mark UTF-16 is known by the NULs of its ASCII characters
+        assume(sum(c < "\x80" for c in _text(content)) * 2 >= len(_text(content)) >= 2)
+    pack, words = CONTAINERS[kind]
+    with tempfile.TemporaryDirectory() as name:
+        path = Path(name) / data.draw(st.sampled_from(NAMES))
+        path.write_bytes(pack(content))
+        kind, error = outcome(fmt, path)
+    assert kind == "refused" and error.path == str(path) and error.line is None, error
+    assert words in error.problem, error
+
+
+@pytest.mark.parametrize("fmt", [f for f in BY_CONTENT if f.name != "qna_v21_answers"], ids=lambda f: f.name)
+@EXAMPLES
+@given(data=st.data())
+def test_two_files_joined_with_cat_are_refused_where_the_second_starts(fmt, data):
+    """A second file with a byte-order mark, or a header line where the format has one, joined after a first (that
+    ends its last line, as files written by tools do): refused naming the line the second file starts its records
+    on, never read as a record."""
+    first, _ = data.draw(fmt.valid())
+    second, _ = data.draw(fmt.valid())
+    first = first if first.endswith(b"\n") else first + b"\n"
+    second = second.removeprefix(BOM)
+    if fmt.header is None or data.draw(st.booleans()):
+        second = BOM + second
+    else:
+        second = fmt.header + (b"\r\n" if b"\r\n" in first else b"\n") + second
+    lines = second.split(b"\n")
+    start = next(i for i, line in enumerate(lines) if line.strip(b"\r").strip(b" \t"))
+    with tempfile.TemporaryDirectory() as name:
+        path = Path(name) / "joined"
+        path.write_bytes(first + second)
+        kind, error = outcome(fmt, path)
+    assert kind == "refused", error
+    assert error.line == first.count(b"\n") + start + 1, (error, first + second)
+    assert "two files are joined" in error.problem, error
+
+
+@EXAMPLES
+@given(data=st.data())
+def test_trec_qrels_read_as_ir_measures_reads_them(data):
+    content, _ = data.draw(trec_qrels(plain=st.just(False)))
+    with tempfile.TemporaryDirectory() as name:
+        path = Path(name) / "qrels.txt"
+        path.write_bytes(content)
+        ours = read_qrels(path)
+        theirs = [(q.query_id, q.iteration, q.doc_id, q.relevance) for q in ir_measures.read_trec_qrels(str(path))]
+        packed = Path(name) / "qrels.txt.gz"
+        packed.write_bytes(gzip.compress(content))
+        assert read_qrels(packed) == ours == theirs == [
+            (q.query_id, q.iteration, q.doc_id, q.relevance) for q in ir_measures.read_trec_qrels(str(packed))]

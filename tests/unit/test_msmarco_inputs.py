@@ -302,3 +302,77 @@ def test_an_unknown_query_after_dropped_rows_names_its_own_line(tmp_path):
     with pytest.raises(InputError) as info:
         validate_msmarco_inputs(**inputs, qrels_missing_passages="drop")
     assert (info.value.line, info.value.field) == (len(raw.splitlines()) + 2, "query_id")
+
+
+def _pipe(data: bytes) -> str:
+    """A path that reads `data` once, as `<(zcat dev_v2.1.json.gz)` does (a small `data`: the pipe holds it)."""
+    import os
+
+    read_end, write_end = os.pipe()
+    os.write(write_end, data)
+    os.close(write_end)
+    return f"/dev/fd/{read_end}"
+
+
+@pytest.mark.parametrize("indent", [None, 2])
+def test_reference_answers_are_read_once_from_gzip_or_a_pipe(tmp_path, indent):
+    """MS MARCO ships dev_v2.1.json.gz; the format is told from the first line and the rest read on from there, so
+    a pipe gives what the file gives."""
+    import gzip
+
+    answers = {"1102432": ["Blue."], "5": [], "7": ["a", "b"]}
+    qna = json.dumps(qna_v21(answers), indent=indent).encode()
+    lines = b"".join(json.dumps({"query_id": q, "answers": a}).encode() + b"\n" for q, a in answers.items())
+    for data in (qna, lines):
+        path = tmp_path / "dev_v2.1.json.gz"
+        path.write_bytes(gzip.compress(data))
+        assert read_reference_answers(path) == answers
+        assert read_reference_answers(_pipe(data)) == answers
+        assert read_reference_answers(_pipe(gzip.compress(data))) == answers
+    path = _pipe(b'{"query_id": "1", "answers": ["a"]}\n\n{"query_id": "1", "answers": []}\n')
+    with pytest.raises(InputError) as info:
+        read_reference_answers(path)
+    assert (info.value.path, info.value.line, info.value.field) == (path, 3, "query_id")
+
+
+def test_gzip_inputs_are_checked_as_their_plain_twins(tmp_path):
+    """Every MS MARCO input compressed (the names ending .gz or not): the same rows, header lines and checked
+    files as from the plain ones; the report's sha256 is of the file as given."""
+    import gzip
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    plain = validate_msmarco_inputs(**demo_inputs(a), checked=checked_paths(a), passage_store=a / "store.arrow")
+    inputs = demo_inputs(b)
+    for i, key in enumerate(("collection", "train_queries", "train_qrels", "dev_queries", "dev_qrels", "dev_answers")):
+        packed = inputs[key].with_name(inputs[key].name + (".gz" if i % 2 else ""))
+        data = inputs[key].read_bytes()
+        inputs[key].unlink()
+        packed.write_bytes(gzip.compress(b"qid\tQ0\tdocid\trel\n" + data if key == "train_qrels" else data))
+        inputs[key] = packed
+    report = validate_msmarco_inputs(**inputs, checked=checked_paths(b), passage_store=b / "store.arrow")
+    assert report["rows"] == plain["rows"]
+    assert report["header_lines"] == {str(inputs["train_qrels"]): 1}
+    for name in ("c/train.qrels", "c/dev.qrels", "c/dev_answers.jsonl", "store.arrow"):
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+
+
+def test_a_named_pipe_in_the_input_check_is_refused_before_it_is_opened(tmp_path):
+    """The check reads every input twice (its records, its sha256): a pipe is refused at once, naming it (an open
+    of a named pipe without a writer would wait for ever; the alarm turns that into a failure)."""
+    import os
+    import signal
+
+    inputs = demo_inputs(tmp_path)
+    fifo = tmp_path / "answers.fifo"
+    os.mkfifo(fifo)
+    inputs["dev_answers"] = fifo
+    signal.signal(signal.SIGALRM, lambda *_: pytest.fail("the check opened the named pipe"))
+    signal.alarm(30)
+    try:
+        with pytest.raises(InputError) as info:
+            validate_msmarco_inputs(**inputs)
+    finally:
+        signal.alarm(0)
+    assert info.value.path == str(fifo) and "a pipe or a device, not a file" in info.value.problem

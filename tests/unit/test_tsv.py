@@ -114,8 +114,8 @@ def test_qrels_errors(tmp_path):
 
 
 @pytest.mark.parametrize("data, line, field, words", [
-    (b"1\t0\t7\t1\n1 x\t0\t8\t1\n", 2, "query_id", "query_id '1 x' holds U+0020 SPACE"),
-    (b"1\t0\t7\t1\n1\t0 0\t8\t1\n", 2, "iteration", "iteration '0 0' holds U+0020 SPACE"),
+    (b"1\t0\t7\t1\n1\x01\t0\t8\t1\n", 2, "query_id", "query_id '1\\x01' holds U+0001 (character 2)"),
+    (b"1\t0\t7\t1\n1\t0\x1f0\t8\t1\n", 2, "iteration", "iteration '0\\x1f0' holds U+001F"),
     (b"1\t0\t7\t1\n1\t0\t8\x00\t1\n", 2, "passage_id", "a NUL byte (byte 6 of the line)"),
     (b"1 0 7 1\n1 0 8\xe3\x80\x809 1\n", 2, "passage_id", "U+3000 IDEOGRAPHIC SPACE"),
     (b"1 0 7 1\n2 0 8 1\r3 0 9 1\n", 2, "relevance", "a carriage return (byte 8 of the line)"),
@@ -201,3 +201,144 @@ def test_a_line_with_too_many_fields_that_is_not_utf8_is_named_and_prints_nothin
                           env={"PYTHONPATH": ":".join(sys.path)})
     assert proc.returncode == 1 and "Exception ignored" not in proc.stderr
     assert proc.stderr.strip().endswith(f"InputError: {path}, line 2: not valid UTF-8; re-encode the file as UTF-8")
+
+
+# -- files read by their content, as the field's tools read them (issue 42) -------------------------------------
+
+
+def test_a_gzip_file_reads_as_its_plain_twin_whatever_its_name(tmp_path):
+    """MS MARCO and TREC DL ship gzip (msmarco-test2019-queries.tsv.gz): read by content, as pandas and ir_datasets
+    read it; a `.gz` name on plain text is no reason to refuse it."""
+    import gzip
+
+    text = b"pid\ttext\n1\tfirst passage\n2\tsecond\n"
+    qrels = b"1 0 7 1\n2 0 8 0\n"
+    plain = read_id_text_tsv(write(tmp_path, "c.tsv", text))
+    for name, data in (("c.tsv.gz", gzip.compress(text)), ("c2.tsv", gzip.compress(text)), ("c3.gz", text)):
+        path = write(tmp_path, name, data)
+        assert read_id_text_tsv(path).equals(plain)
+        assert tsv.header_lines(path) == 1
+    plain = read_trec_qrels(write(tmp_path, "q.txt", qrels))
+    assert read_trec_qrels(write(tmp_path, "q.txt.gz", gzip.compress(qrels))).equals(plain)
+    assert read_trec_qrels(write(tmp_path, "q2.txt", gzip.compress(qrels))).equals(plain)
+
+
+def test_an_error_in_a_gzip_file_names_the_file_and_the_line_zcat_shows(tmp_path):
+    import gzip
+
+    path = write(tmp_path, "c.tsv.gz", gzip.compress(b"1\ta\n\n2\tb\n1\tc\n"))
+    err = error_of(read_id_text_tsv, path)
+    assert (err.path, err.line, err.field) == (str(path), 4, "id") and "duplicate id '1'" in err.problem
+    path = write(tmp_path, "q.txt.gz", gzip.compress(b"1 0 7 1\n1 0 9 1\n1 0 10 1\n"))
+    err = error_of(check_ids_known, path, read_trec_qrels(path), "passage_id", pa.array(["7"]), "collection.tsv")
+    assert (err.path, err.line, err.field) == (str(path), 2, "passage_id")
+
+
+def test_a_pipe_is_read_once_and_its_errors_name_it(tmp_path):
+    """Process substitution (`<(zcat queries.tsv.gz)`) hands a /dev/fd path that reads once: read as the file, an
+    error names the pipe and its line; what needs the file again (a line after the read, the header count) says
+    so rather than read nothing."""
+    import gzip
+    import os
+
+    def pipe(data):
+        read_end, write_end = os.pipe()
+        os.write(write_end, data)
+        os.close(write_end)
+        return f"/dev/fd/{read_end}"
+
+    text = b"qid\tquery_text\n1\twhat is a pipe\n2\thow\n"
+    assert read_id_text_tsv(pipe(gzip.compress(text))).equals(read_id_text_tsv(write(tmp_path, "q.tsv", text)))
+    path = pipe(b"1\ta\n2\tb\n2\tc\n")
+    err = error_of(read_id_text_tsv, path)
+    assert (err.path, err.line, err.field) == (path, 3, "id")
+    path = pipe(b"1 0 7 1\n1 0 9 1\n")
+    qrels = read_trec_qrels(path)
+    err = error_of(check_ids_known, path, qrels, "passage_id", pa.array(["7"]), "collection.tsv")
+    assert (err.path, err.line, err.field) == (path, None, "passage_id") and "'9' is not in" in err.problem
+    assert "a pipe or a device" in error_of(tsv.header_lines, path).problem
+
+
+@pytest.mark.parametrize("data", [
+    b"1 0 7 1 \n2 0 8 0\t\n",            # a trailing space or tab
+    b"1  0   7 1\n\t2\t0\t8 \t0\n",        # runs of spaces, a leading tab, spaces and tabs mixed
+    b"1 0 7 1\n   \n\t\n2 0 8 0\r\n",      # lines of whitespace only, CRLF
+    b"1\x0b0 7\x0c1\n2 0 8 0\n",            # vertical tab and form feed: whitespace to trec_eval and Python
+])
+def test_qrels_are_read_as_trec_eval_and_ir_measures_read_them(tmp_path, data):
+    import ir_measures
+
+    path = write(tmp_path, "q.txt", data)
+    table = read_trec_qrels(path)
+    theirs = [(q.query_id, q.iteration, q.doc_id, q.relevance) for q in ir_measures.read_trec_qrels(str(path))]
+    assert list(zip(*(table.column(c).to_pylist() for c in tsv.QRELS_COLUMNS))) == theirs
+
+
+def test_a_qrels_line_of_other_fields_is_named(tmp_path):
+    err = error_of(read_trec_qrels, write(tmp_path, "q.txt", b"1 0 7 1\n\n1 0 8\n"))
+    assert err.line == 3 and "expected 4 whitespace-separated fields" in err.problem and "found 3" in err.problem
+
+
+@pytest.mark.parametrize("data, rows", [
+    (b"qid\tquery_text\n7\twhat?\n", [("7", "what?")]),
+    (b"id\tpassage_text\r\n7\tx\r\n", [("7", "x")]),
+    (b"DocID\tPassage \n7\tx\n", [("7", "x")]),
+    (b"query_id\tQuery-Text\n7\tx\n", [("7", "x")]),
+])
+def test_a_header_line_of_other_column_names_is_skipped(tmp_path, data, rows):
+    """A first line whose first field names an id column (HEADER_WORDS) and whose last is one identifier-like word
+    is a header line: no record has such an id and a one-word text at once by accident."""
+    path = write(tmp_path, "q.tsv", data)
+    table = read_id_text_tsv(path)
+    assert list(zip(table.column("id").to_pylist(), table.column("text").to_pylist())) == rows
+    assert tsv.header_lines(path) == 1
+
+
+def test_qrels_header_lines_of_other_names_are_skipped(tmp_path):
+    for header in (b"qid 0 docno rel", b"topic\titer\tdocid\tjudgment", b"query-id corpus-id score"):
+        path = write(tmp_path, "q.txt", header + b"\n1 0 7 1\n")
+        assert read_trec_qrels(path).column("passage_id").to_pylist() == ["7"]
+        assert tsv.header_lines(path, trec=True) == 1
+
+
+@pytest.mark.parametrize("name, reader, data, line", [
+    ("q.tsv", read_id_text_tsv, b"qid\tquery_text\n1\ta\nqid\tquery_text\n2\tb\n", 3),
+    ("q.tsv", read_id_text_tsv, b"1\ta\n\nid\ttext\n2\tb\n", 3),
+    ("q.txt", read_trec_qrels, b"1 0 7 1\nqid Q0 docid rel\n2 0 8 1\n", 2),
+])
+def test_a_header_line_again_mid_file_is_refused_naming_it(tmp_path, name, reader, data, line):
+    """`cat a.tsv b.tsv` of two files with header lines: the second header would be a record."""
+    err = error_of(reader, write(tmp_path, name, data))
+    assert err.line == line and "header line" in err.problem and "two files are joined" in err.problem
+
+
+@pytest.mark.parametrize("name, reader, data, line, field", [
+    ("q.tsv", read_id_text_tsv, b"\xef\xbb\xbf1\ta\n\xef\xbb\xbf2\tb\n", 2, "id"),
+    ("q.tsv", read_id_text_tsv, b"1\ta\n\xef\xbb\xbf\n2\tb\n", 2, None),
+    ("q.txt", read_trec_qrels, b"1 0 7 1\n\xef\xbb\xbf2 0 8 1\n", 2, "query_id"),
+    ("q.txt", read_trec_qrels, b"1 0 7 1\n\xef\xbb\xbf\n2 0 8 1\n", 2, None),
+])
+def test_a_byte_order_mark_at_the_start_of_a_later_line_is_refused_naming_it(tmp_path, name, reader, data, line,
+                                                                             field):
+    """Where two files are joined with cat, the second's byte-order mark would become part of an id."""
+    err = error_of(reader, write(tmp_path, name, data))
+    assert (err.line, err.field) == (line, field) and "two files are joined" in err.problem
+
+
+@pytest.mark.parametrize("data, line, text", [
+    (b"1\ta\n2\t\n", 2, ""),
+    (b"1\ta\n2\t   \n", 2, "   "),
+    (b"1\ta\n\n2\t?!\n", 3, "?!"),
+    ("1\ta\n2\t\u00bf\u2014 \u2026\n".encode(), 2, "\u00bf\u2014 \u2026"),
+])
+def test_a_text_without_a_word_is_refused_naming_file_line_and_field(tmp_path, data, line, text):
+    """An empty or punctuation-only query is the empty text to the dedup (irdata.dedup), equal to every other."""
+    path = write(tmp_path, "q.tsv", data)
+    err = error_of(read_id_text_tsv, path, "query_id", "text")
+    assert (err.path, err.line, err.field) == (str(path), line, "text") and f"text {text!r} has no word" in err.problem
+    assert read_id_text_tsv(path, wordless=True).num_rows == 2
+
+
+def test_a_text_of_symbols_or_of_other_scripts_has_words(tmp_path):
+    path = write(tmp_path, "q.tsv", "1\t$5\n2\t\u6771\u4eac\n3\t\u00bfqu\u00e9?\n4\t \"x\"\n".encode())
+    assert read_id_text_tsv(path).num_rows == 4

@@ -4,7 +4,8 @@ dataset and `ir_datasets export` ship in.
 BEIR's rules hold: ids are strings as written (a number where a string id belongs is refused, never
 converted), a document has a title (possibly empty) and a text, a query belongs to a split through that
 split's qrels, a qrels file starts with its header line `query-id<TAB>corpus-id<TAB>score`, and a score above
-0 is a positive. The fast path is pyarrow's JSON and CSV readers (columnar, multi-threaded, no Python loop
+0 is a positive. A file is read by its content, plain or compressed (irdata.plain_bytes), as the TSV readers
+read it. The fast path is pyarrow's JSON and CSV readers (columnar, multi-threaded, no Python loop
 per document); when pyarrow rejects a file, a slow scan finds the exact line, so that every error names the
 file, the line and the field, as the TSV readers do (irdata/tsv.py), whose id and text rules apply here too.
 """
@@ -22,14 +23,18 @@ import pyarrow.json as pajson
 
 from .errors import InputError
 from .json_files import json_line_record
+from .plain_bytes import plain_path
 from .tsv import (
     _SCAN_CHUNK,
+    JSON_BLANK,
     _check_ids,
+    _check_texts,
     _first,
     _first_duplicate,
     _line_of_record,
     _nonblank_line_numbers,
     _read_delimited,
+    _refuse_header_again,
     _require_nonempty,
     read_in_growing_blocks,
     text_problem,
@@ -41,7 +46,7 @@ QRELS_HEADER = ("query-id", "corpus-id", "score")
 
 
 def _json_line(path: Path, record_index: int) -> int:
-    return _line_of_record(path, record_index, json_lines=True)
+    return _line_of_record(path, record_index, JSON_BLANK)
 
 
 def _one_record(path: Path, number: int, raw: bytes, fields: tuple[str, ...]) -> InputError | None:
@@ -64,7 +69,7 @@ def _one_record(path: Path, number: int, raw: bytes, fields: tuple[str, ...]) ->
 def _describe_bad_line(path: Path, fields: tuple[str, ...]) -> tuple[InputError | None, int]:
     """The first line that is not one JSON object with string `fields`, and the number of records read."""
     records = 0
-    for number, raw in _nonblank_line_numbers(path, json_lines=True):
+    for number, raw in _nonblank_line_numbers(path, JSON_BLANK):
         error = _one_record(path, number, raw, fields)
         if error is not None:
             return error, records
@@ -113,16 +118,17 @@ def _read_jsonl(path: Path, fields: tuple[str, ...]) -> pa.Table:
     pyarrow's reader is lenient where the format is not: it reads a record spread over lines and two records
     on one line, and keeps a string's bytes unchecked. So the records are counted against the lines, and the
     strings checked as UTF-8; where either differs, a scan line by line names the line."""
-    _require_nonempty(path, json_lines=True)
+    _require_nonempty(path, JSON_BLANK)
     schema = pa.schema([(name, pa.string()) for name in fields])
 
     def read(block_size):
-        return pajson.read_json(
-            path,
-            read_options=pajson.ReadOptions(use_threads=True, block_size=block_size),
-            parse_options=pajson.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore",
-                                              newlines_in_values=False),
-        ).select(list(fields))
+        with pa.OSFile(str(path)) as source:  # not the path: pyarrow would decompress a file named .gz
+            return pajson.read_json(
+                source,
+                read_options=pajson.ReadOptions(use_threads=True, block_size=block_size),
+                parse_options=pajson.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore",
+                                                  newlines_in_values=False),
+            ).select(list(fields))
 
     def unparsed(exc):
         return _describe_bad_line(path, fields)[0] or InputError(path, f"cannot be parsed as JSON lines: {exc}")
@@ -180,21 +186,27 @@ def _check_records(path: Path, table: pa.Table, text_fields: tuple[str, ...], re
 
 def read_beir_corpus(path) -> pa.Table:
     """corpus.jsonl as a table of `id`, `title`, `text` (strings; a missing title is empty), in file order."""
-    path = Path(path)
-    table = _check_records(path, _read_jsonl(path, CORPUS_FIELDS), ("title", "text"), "text")
+    with plain_path(path) as plain:
+        table = _check_records(plain, _read_jsonl(plain, CORPUS_FIELDS), ("title", "text"), "text")
     return table.rename_columns(["id", "title", "text"])
 
 
 def read_beir_queries(path) -> pa.Table:
-    """queries.jsonl as a table of `id`, `text`, in file order."""
-    path = Path(path)
-    table = _check_records(path, _read_jsonl(path, QUERY_FIELDS), ("text",), "text")
+    """queries.jsonl as a table of `id`, `text`, in file order; a text needs a word, as a TSV query's does (the
+    checked queries are written as TSV for the dedup)."""
+    with plain_path(path) as plain:
+        table = _check_records(plain, _read_jsonl(plain, QUERY_FIELDS), ("text",), "text")
+        _check_texts(plain, table, "text", lambda row: _json_line(plain, row))
     return table.rename_columns(["id", "text"])
 
 
 def read_beir_qrels(path) -> pa.Table:
     """qrels/<split>.tsv (after its header line) as `query_id`, `passage_id`, `relevance` (int32)."""
-    path = Path(path)
+    with plain_path(path) as plain:
+        return _read_beir_qrels(plain)
+
+
+def _read_beir_qrels(path: Path) -> pa.Table:
     _require_nonempty(path)
     number, raw = next(_nonblank_line_numbers(path))
     header = raw.removeprefix(b"\xef\xbb\xbf").rstrip(b"\r\n").split(b"\t")
@@ -209,6 +221,7 @@ def read_beir_qrels(path) -> pa.Table:
     def line_of(row):  # row 0 is the record after the header
         return _line_of_record(path, row + 1)
 
+    _refuse_header_again(path, table.column("query-id"), table.column("score"), line_of)
     for name in ("query-id", "corpus-id"):
         _check_ids(path, table, name, line_of=line_of)
     score = table.column("score")

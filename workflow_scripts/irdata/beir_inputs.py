@@ -22,8 +22,9 @@ from .beir import check_qrels_ids_known, read_beir_corpus, read_beir_qrels, read
 from .errors import InputError
 from .msmarco_inputs import raw_input_paths, read_queries, write_qrels
 from .passage_store import write_passage_store
+from .plain_bytes import refuse_stream
 from .provenance import sha256_file
-from .tsv import _line_of_record, header_lines
+from .tsv import JSON_BLANK, _line_of_record, header_lines
 
 # the checked files the input check writes (rules/queries.smk names them)
 CHECKED_FILES = ("train_qrels", "dev_qrels", "dev_answers", "train_queries", "dev_queries", "heldout_queries")
@@ -71,7 +72,7 @@ def _refuse_tsv_breaking(path, queries: pa.Table, all_queries: pa.Table) -> None
         qid = queries.column("id")[pc.index(bad, True).as_py()].as_py()
         row = pc.index(all_queries.column("id"), qid).as_py()
         raise InputError(path, f"query {qid!r}: its text holds a tab or a line break; write it on one line "
-                         "without tabs", line=_line_of_record(Path(path), row, json_lines=True), field="text")
+                         "without tabs", line=_line_of_record(Path(path), row, JSON_BLANK), field="text")
 
 
 def write_queries_tsv(table: pa.Table, path) -> None:
@@ -93,6 +94,8 @@ def validate_beir_inputs(folder, train_split: str, dev_split: str, heldout_queri
     heldout_queries (`qid<TAB>text`). `passage_store` receives the corpus with its titles.
     """
     folder = Path(folder)
+    for path in raw_beir_paths({"folder": folder, "heldout_queries": heldout_queries}):
+        refuse_stream(path, "the input check reads each input twice, its records and then its sha256")
     splits = qrels_splits(folder)
     for name, split in (("train_split", train_split), ("dev_split", dev_split)):
         if split not in splits:

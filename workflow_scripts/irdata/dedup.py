@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 from .atomic import atomic_open, write_lines_atomic
 from .msmarco_inputs import read_queries
 from .shards import sample_ids
-from .tsv import read_id_text_tsv
+from .tsv import normalize_query_text, read_id_text_tsv
 
 REASON_HELDOUT = "heldout"
 REASON_REPEAT = "repeat"
@@ -34,14 +34,6 @@ def sample_settings(config: dict) -> dict:
             "dev_sample": d["dev_sample"]["size"] if sampled else None,
             "train_seed": d["train_sample"]["seed"], "dev_seed": d["dev_sample"]["seed"],
             "train_with_duplicates": d["train_sample"]["with_duplicates"] and sampled}
-
-
-def normalize_query_text(texts) -> pa.Array:
-    """Lower case, Unicode punctuation (category P) removed, whitespace collapsed and trimmed."""
-    text = pc.utf8_lower(texts)
-    text = pc.replace_substring_regex(text, r"\p{P}+", "")
-    text = pc.replace_substring_regex(text, r"[\s\p{Z}]+", " ")
-    return pc.utf8_trim_whitespace(text)
 
 
 def read_heldout_queries(path) -> pa.Table:

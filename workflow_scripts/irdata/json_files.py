@@ -1,21 +1,25 @@
 """JSON and JSON lines in, naming the file and line of what is wrong: the readers of what irdata.atomic
-writes (json_text, write_json_atomic, write_jsonl_atomic), and of the JSON lines inputs."""
+writes (json_text, write_json_atomic, write_jsonl_atomic), and of the JSON lines inputs, plain or compressed
+(irdata.plain_bytes), each read once."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from .errors import InputError
+from .plain_bytes import open_plain
+from .tsv import JOINED_BOM
 
 
 def read_json(path) -> dict:
     """A JSON object from `path`; a missing file, bad JSON or another value is an InputError."""
-    path = Path(path)
-    if not path.exists():
-        raise InputError(path, "file not found")
+    with open_plain(path) as fh:
+        data = fh.read()
     try:
-        value = json.loads(path.read_text(encoding="utf-8"))
+        value = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InputError(path, "not valid UTF-8; re-encode the file as UTF-8",
+                         line=data.count(b"\n", 0, exc.start) + 1) from None
     except json.JSONDecodeError as exc:
         raise InputError(path, f"not valid JSON: {exc.msg}", line=exc.lineno) from exc
     if not isinstance(value, dict):
@@ -44,7 +48,9 @@ def json_line_record(path, number: int, raw: bytes) -> dict | None:
     An InputError names the line for what JSON-lines readers read otherwise or not at all: bytes that are not
     UTF-8 (a byte-order mark on line 1 is skipped), a record spread over several lines (pretty-printed) or two on
     one line, a value that is not an object, a key given twice, a lone surrogate escape (half a UTF-16 pair, which
-    no UTF-8 text can hold)."""
+    no UTF-8 text can hold), a byte-order mark at the start of a later line (two files joined with cat)."""
+    if number > 1 and raw.startswith(b"\xef\xbb\xbf"):
+        raise InputError(path, JOINED_BOM, line=number)
     try:
         text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
     except UnicodeDecodeError as exc:
@@ -81,16 +87,19 @@ def json_line_record(path, number: int, raw: bytes) -> dict | None:
     return record
 
 
+def jsonl_records(path, lines):
+    """Yield (line number, record) for every non-blank line of the (number, bytes) `lines` of the JSON-lines file
+    `path`; a bad line is an InputError (json_line_record)."""
+    for number, raw in lines:
+        record = json_line_record(path, number, raw)
+        if record is not None:
+            yield number, record
+
+
 def iter_jsonl(path):
     """Yield (line number, record) for every non-blank line; a bad line is an InputError (json_line_record)."""
-    path = Path(path)
-    if not path.exists():
-        raise InputError(path, "file not found; check the path in config.yaml")
-    with open(path, "rb") as fh:
-        for number, raw in enumerate(fh, start=1):
-            record = json_line_record(path, number, raw)
-            if record is not None:
-                yield number, record
+    with open_plain(path) as fh:
+        yield from jsonl_records(path, enumerate(fh, start=1))
 
 
 def read_jsonl(path) -> list[dict]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 from pathlib import Path
 
@@ -12,8 +13,9 @@ import pyarrow.compute as pc
 
 from .atomic import atomic_open, write_json_atomic, write_jsonl_atomic
 from .errors import InputError
-from .json_files import iter_jsonl
+from .json_files import jsonl_records
 from .passage_store import write_passage_store
+from .plain_bytes import open_plain, refuse_stream
 from .provenance import sha256_file
 from .tsv import check_ids_known, header_lines, read_id_text_tsv, read_trec_qrels
 
@@ -26,6 +28,7 @@ def read_collection(path) -> pa.Table:
     return read_id_text_tsv(path, "passage_id", "text")
 
 
+BOM = b"\xef\xbb\xbf"
 # MS MARCO QnA's answer for a query without one
 NO_ANSWER = "No Answer Present."
 ANSWER_ID_KEYS = ("query_id", "query_id_v1_1")
@@ -74,28 +77,29 @@ def _columnar_answers(path, obj: dict):
         yield None, "query_id", _answer_id(path, qid, row=row), _answer_list(path, answers[row], row=row)
 
 
-def _jsonl_answers(path):
-    for number, record in iter_jsonl(path):
-        yield (number, *_record_answers(path, record, number))
-
-
-def _answer_format(path) -> tuple[str, object]:
-    """("jsonl", None) or ("columnar", the parsed object), from the file's first non-blank line: a record (JSON
-    lines), the whole QnA v2.1 object on one line, or `{` alone, which opens it pretty-printed."""
-    with open(path, "rb") as fh:
-        first = next((raw for number, raw in enumerate(fh, start=1)
-                      if (raw.removeprefix(b"\xef\xbb\xbf") if number == 1 else raw).strip()), None)
-    if first is None:
+def _answer_records(path, fh):
+    """(line, id key, query id, answers) of every answer in the open file `fh`, read once: JSON lines when its first
+    non-blank line is a record, the QnA v2.1 JSON when it is the whole object on one line, or `{` alone, which
+    opens it pretty-printed."""
+    lines = enumerate(fh, start=1)
+    read = []  # the lines read up to the first non-blank one, which a pretty-printed file is parsed from
+    for number, raw in lines:
+        read.append(raw.removeprefix(BOM) if number == 1 else raw)
+        if read[-1].strip():
+            break
+    else:
         raise InputError(path, "file is empty; expected at least one record")
+    first = read[-1]
     try:
-        head = json.loads(first.removeprefix(b"\xef\xbb\xbf").decode("utf-8"))
+        head = json.loads(first.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
         head = None
     if isinstance(head, dict) and isinstance(head.get("answers"), dict):
-        return "columnar", head
-    if head is not None or first.strip() != b"{":
-        return "jsonl", None  # the JSON lines reader names a bad line
-    data = Path(path).read_bytes().removeprefix(b"\xef\xbb\xbf")
+        return _columnar_answers(path, head)
+    if head is not None or first.strip() != b"{":  # the JSON lines reader names a bad line
+        return ((number, *_record_answers(path, record, number))
+                for number, record in jsonl_records(path, itertools.chain([(len(read), first)], lines)))
+    data = b"".join(read) + fh.read()
     try:  # a pretty-printed QnA v2.1 JSON spans many lines
         whole = json.loads(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
@@ -104,24 +108,21 @@ def _answer_format(path) -> tuple[str, object]:
     except json.JSONDecodeError as exc:
         raise InputError(path, f"not valid JSON: {exc.msg} (character {exc.colno})", line=exc.lineno) from None
     if isinstance(whole, dict) and isinstance(whole.get("answers"), dict):
-        return "columnar", whole
+        return _columnar_answers(path, whole)
     raise InputError(path, "neither JSON lines of answer records nor the MS MARCO QnA v2.1 JSON")
 
 
 def _read_answers(path) -> tuple[dict[str, list[str]], set[str]]:
-    """The answers and the id keys the file used (query_id, query_id_v1_1)."""
-    path = Path(path)
-    if not path.exists():
-        raise InputError(path, "file not found; check the path in config.yaml")
-    kind, obj = _answer_format(path)
-    records = _columnar_answers(path, obj) if kind == "columnar" else _jsonl_answers(path)
+    """The answers and the id keys the file used (query_id, query_id_v1_1); the file, plain or compressed, is read
+    once."""
     answers: dict[str, list[str]] = {}
     keys = set()
-    for line, key, qid, values in records:
-        if qid in answers:
-            raise InputError(path, f"duplicate query_id {qid!r}", line=line, field="query_id")
-        answers[qid] = values
-        keys.add(key)
+    with open_plain(path) as fh:
+        for line, key, qid, values in _answer_records(path, fh):
+            if qid in answers:
+                raise InputError(path, f"duplicate query_id {qid!r}", line=line, field="query_id")
+            answers[qid] = values
+            keys.add(key)
     if not answers:
         raise InputError(path, "file is empty; expected at least one record")
     return answers, keys
@@ -216,8 +217,12 @@ def validate_msmarco_inputs(collection, train_queries, train_qrels, dev_queries,
     (TREC qrels, minus the rows dropped per qrels_missing_passages) and "dev_answers" (JSON lines of
     the dev queries' answers, in dev_queries order, whatever the input format). Once every input is
     valid, the collection parsed here is written as the passage store `passage_store` (when given),
-    so that no later stage parses the TSV again.
+    so that no later stage parses the TSV again. A pipe or a device is refused: each input is read again for its
+    sha256.
     """
+    for path in input_paths(collection, train_queries, train_qrels, dev_queries, dev_qrels, dev_answers,
+                            heldout_queries):
+        refuse_stream(path, "the input check reads each input twice, its records and then its sha256")
     passages = read_collection(collection)
     pids = passages.column("passage_id")
     report = {"files": {}, "rows": {"collection": passages.num_rows}, "qrels_dropped": {}}
@@ -240,7 +245,9 @@ def validate_msmarco_inputs(collection, train_queries, train_qrels, dev_queries,
     paths = input_paths(collection, train_queries, train_qrels, dev_queries, dev_qrels, dev_answers, heldout_queries)
     for path in paths:
         report["files"][path] = {"sha256": sha256_file(path), "bytes": Path(path).stat().st_size}
-    report["header_lines"] = {path: 1 for path in paths if path != str(dev_answers) and header_lines(path)}
+    trec = {str(train_qrels), str(dev_qrels)}
+    report["header_lines"] = {path: 1 for path in paths
+                              if path != str(dev_answers) and header_lines(path, trec=path in trec)}
     # only once every input passed: a refused one leaves none of the files later stages read
     if checked:
         for name, qrels in checked_qrels.items():

@@ -139,5 +139,5 @@ def paper_text(paper) -> str:
 
 def read_texts_by_id(path) -> dict:
     """An id<TAB>text file as a dict id -> text (the 44b collection, papers.tsv)."""
-    table = read_id_text_tsv(path)
+    table = read_id_text_tsv(path, wordless=True)  # a paper without title and abstract is a text of "." there
     return dict(zip(table.column("id").to_pylist(), table.column("text").to_pylist()))
