@@ -51,14 +51,21 @@ def test_an_id_written_as_a_spreadsheets_number_is_refused_with_the_query_it_mea
     assert "the query '784277' written as a number (7.84277E+05" in refusal(tmp_path, "7.84277E+05\n").problem
 
 
-@pytest.mark.parametrize("character, name", [("\u200b", "ZERO WIDTH SPACE"), ("\ufeff", "ZERO WIDTH NO-BREAK SPACE"),
-                                             ("\u2060", "WORD JOINER"), ("\u00ad", "SOFT HYPHEN")])
+@pytest.mark.parametrize("character, name", [("\u200b", "ZERO WIDTH SPACE"), ("\u2060", "WORD JOINER"),
+                                             ("\u00ad", "SOFT HYPHEN")])
 def test_an_invisible_character_is_named_with_the_query_it_hides(tmp_path, character, name):
     error = refusal(tmp_path, f"55\n1000{character}\n")
     assert error.line == 2 and error.field == KEY
     assert error.problem.startswith(f"id {'1000' + character!r} is no query of the build")
     assert f"it holds U+{ord(character):04X} {name} (character 5), which editors do not show: without it, it is " \
            "the query '1000'" in error.problem
+
+
+def test_a_byte_order_mark_inside_an_id_is_refused_by_the_id_rule_under_the_batchs_key(tmp_path):
+    # U+FEFF is no id character (irdata.tsv.ID_FORBIDDEN: two files joined with cat leave one mid-file)
+    error = refusal(tmp_path, "55\n1000\ufeff\n")
+    assert (error.line, error.field) == (2, KEY)
+    assert "U+FEFF ZERO WIDTH NO-BREAK SPACE (character 5)" in error.problem
 
 
 def test_ids_that_match_only_partly_are_refused_naming_the_first_and_the_count(tmp_path):
@@ -152,4 +159,6 @@ def test_a_spoiled_id_is_refused_at_its_line(tmp_path, queries, data):
     with pytest.raises(InputError) as error:
         check_batches(conf, {"train": pa.array(queries), "dev": pa.array(["other"])})
     assert error.value.line == line_of[spoiled] and error.value.path == str(tmp_path / "b.txt")
-    assert f"id {spoil(listed[spoiled])!r} is no query of the build" in error.value.problem
+    # a BOM is no id character at all (irdata.tsv.ID_FORBIDDEN); the others are ids of no query
+    assert error.value.problem.startswith((f"id {spoil(listed[spoiled])!r} is no query of the build",
+                                           f"id {spoil(listed[spoiled])!r} holds U+FEFF"))

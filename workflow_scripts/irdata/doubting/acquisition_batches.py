@@ -77,7 +77,12 @@ def check_batches(batches: dict, split_ids: dict[str, pa.Array]) -> dict:
         entries = []
         for i, batch in enumerate(batches[split].get("batches", [])):
             path = batch["query_ids_file"]
-            ids = pa.array(read_id_list(path), STRING)
+            try:
+                ids = pa.array(read_id_list(path), STRING)
+            except InputError as error:  # a line no id can be (a BOM inside the file): named under the batch's key
+                if error.line is None:
+                    raise
+                raise InputError(error.path, error.problem, line=error.line, field=_key(split, i)) from None
             if not len(ids):
                 raise InputError(path, f"lists no query id; a batch needs the ids of its {split} queries, one a line",
                                  field=_key(split, i))
