@@ -42,7 +42,7 @@ def outputs(folder: Path) -> dict:
 
 # the demo's report settings (irdata.doubting.stages.report_settings)
 SETTINGS = {"title": "Doubting MS MARCO", "package_dir": "results/doubting-ms-marco",
-            "grading": {"train": "query_only", "dev": "answer_hinted"}}
+            "grading": {"train": "query_only", "dev": "answer_hinted"}, "beir": None}
 
 
 def run(built: Path, manifest: Path, folder: Path, agent_stats=None, agent_proposals=None, settings=None) -> dict:
@@ -187,7 +187,8 @@ def test_eval44b_report_lists_a_withheld_arm_unranked_and_plots_no_number_of_it(
 
 
 BEIR = {"title": "Doubting BEIR example", "package_dir": "results/doubting-beir-example",
-        "grading": {"train": "query_only", "dev": "query_only"}}
+        "grading": {"train": "query_only", "dev": "query_only"},
+        "beir": {"folder": "resources/beir-example", "qrels": {"train": "train", "dev": "test"}}}
 # a count and its noun: "1 query", "2 queries" (irdata.report.counted)
 NOUNS = {"query": "queries", "pair": "pairs", "run": "runs", "train proposal": "train proposals"}
 
@@ -212,7 +213,7 @@ def test_counted_says_the_noun_in_its_number():
 def test_every_figure_and_table_names_the_build_and_each_splits_grading(built, tmp_path, figure_texts):
     out = run(built, built / "pkg/MANIFEST.json", tmp_path / "beir", settings=BEIR)
     grades = figure_texts["grades.png"]
-    assert "train: graded query_only" in grades and "dev: graded query_only" in grades
+    assert "train: graded query_only" in grades and "dev (qrels test): graded query_only" in grades
     assert "Doubting BEIR example: grades of agent proposals and official positives" in grades
     every_text = [t for texts in figure_texts.values() for t in texts]
     every_text += [text(out[key]) for key in ("summary", "failures", "audit", "agent")]
@@ -222,7 +223,9 @@ def test_every_figure_and_table_names_the_build_and_each_splits_grading(built, t
     for key in ("summary", "failures", "audit", "agent"):
         assert re.search(r"<h3>Doubting BEIR example: [^<]+</h3>", out[key].read_text()), key
     summary = " ".join(text(out["summary"]).split())
-    assert "published in results/doubting-beir-example" in summary
+    assert ("published in results/doubting-beir-example ; its queries from the BEIR folder resources/beir-example , "
+            "qrels split train as train and qrels split test as dev") in summary
+    assert any(t.startswith("dev (qrels test): ") for t in figure_texts["proposals.png"])
     assert "train agent query_only" in summary and "dev official query_only" in summary
     assert not ungrammatical(every_text)
 

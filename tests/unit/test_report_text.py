@@ -108,7 +108,9 @@ def test_the_grades_caption_states_each_builds_grading_modes():
 def test_the_report_settings_are_each_builds_own():
     _, builds = configs("config/beir-example.yaml")
     assert report_settings(builds["demo"]) == {"title": "Doubting MS MARCO", "package_dir": "results/doubting-ms-marco",
-                                               "grading": {"train": "query_only", "dev": "answer_hinted"}}
+                                               "grading": {"train": "query_only", "dev": "answer_hinted"},
+                                               "beir": None}
     assert report_settings(builds["beir-example"]) == {
         "title": "Doubting BEIR example", "package_dir": "results/doubting-beir-example",
-        "grading": {"train": "query_only", "dev": "query_only"}}
+        "grading": {"train": "query_only", "dev": "query_only"},
+        "beir": {"folder": "resources/beir-example", "qrels": {"train": "train", "dev": "test"}}}

@@ -90,7 +90,7 @@ EXPECTED = {
     # a BEIR folder (irdata/beir_inputs.py); format beir also refuses the demo's answer_hinted dev grading
     **{f"doubting.source.{key}": {"validate_beir_inputs"} | RELEASE
        for key in ("folder", "train_split", "dev_split", "heldout_queries")},
-    "doubting.source.format": {"validate_beir_inputs", "grade"} | RELEASE,
+    "doubting.source.format": {"validate_beir_inputs", "grade", "report_doubting"} | RELEASE,
     **{f"doubting.{split}_sample.{key}": {"dedup_train_queries"} | RELEASE
        for split in ("train", "dev") for key in ("size", "seed")},
     "doubting.train_sample.with_duplicates": {"dedup_train_queries"} | RELEASE,

@@ -89,9 +89,15 @@ def grade_counts(stats: dict) -> dict[tuple[str, str], list[int]]:
             for split in SPLITS for origin in ("agent", "official")}
 
 
-def grades_figure(stats: dict, path, *, title: str, grading: dict[str, str]) -> None:
-    """Per split (`grading`: {split: the mode it was graded in}), the grade shares of agent proposals and
-    official positives."""
+def split_name(split: str, beir: dict | None) -> str:
+    """The release's split, with the qrels split of a BEIR folder it comes from where the names differ."""
+    qrels = beir["qrels"][split] if beir else split
+    return split if qrels == split else f"{split} (qrels {qrels})"
+
+
+def grades_figure(stats: dict, path, *, title: str, grading: dict[str, str], beir: dict | None = None) -> None:
+    """Per split (`grading`: {split: the mode it was graded in}; `beir`: a BEIR build's folder and qrels splits),
+    the grade shares of agent proposals and official positives."""
     counts = grade_counts(stats)
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), layout="constrained")
     width = 0.4
@@ -104,7 +110,7 @@ def grades_figure(stats: dict, path, *, title: str, grading: dict[str, str]) -> 
             ax.bar_label(bars, labels=[f"{int(v):,}" for v in values], fontsize=7)
         ax.set_xticks(range(4), [str(g) for g in GRADES])
         ax.set_xlabel("grade")
-        ax.set_title(f"{split}: graded {grading[split]}")
+        ax.set_title(f"{split_name(split, beir)}: graded {grading[split]}")
         ax.legend(fontsize=8)
     axes[0].set_ylabel("share of the origin's graded pairs")
     modes = {grading[split] for split in SPLITS}
@@ -141,7 +147,7 @@ def wood_figure(judgments_train, path, *, title: str) -> dict:
     return summary
 
 
-def proposals_figure(train_queries, dev_queries, path, *, title: str) -> dict:
+def proposals_figure(train_queries, dev_queries, path, *, title: str, beir: dict | None = None) -> dict:
     """Histogram of the agent's graded proposals per query (n_agent), train and dev."""
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), layout="constrained")
     summary = {}
@@ -156,7 +162,8 @@ def proposals_figure(train_queries, dev_queries, path, *, title: str) -> dict:
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("graded proposals of the query (n_agent)")
-        ax.set_title(f"{split}: {counted(len(n_agent), 'query', 'queries')}, mean {summary[split]['mean']:.1f}")
+        ax.set_title(f"{split_name(split, beir)}: {counted(len(n_agent), 'query', 'queries')}, "
+                     f"mean {summary[split]['mean']:.1f}")
     axes[0].set_ylabel("queries")
     fig.suptitle(f"{title}: agent proposals per query")
     save_figure(fig, path)
@@ -291,7 +298,7 @@ def _or_na(value):
 
 
 def summary_html(stats: dict, manifest: dict, wood: dict, proposals: dict, *, title: str, grading: dict[str, str],
-                 package_dir: str) -> str:
+                 package_dir: str, beir: dict | None = None) -> str:
     rows = [[f"{config}/{split}", count] for config, splits in manifest["rows"].items()
             for split, count in splits.items()]
     counts = grade_counts(stats)
@@ -300,7 +307,10 @@ def summary_html(stats: dict, manifest: dict, wood: dict, proposals: dict, *, ti
     props = [[split, p["queries"], p["without_proposal"], p["mean"], p["max"]] for split, p in proposals.items()]
     wood_rows = [[k, v] for k, v in wood.items()]
     return (f"<p>{html.escape(title)}: version {html.escape(manifest['version'])} of "
-            f"<code>{html.escape(manifest['name'])}</code>, published in <code>{html.escape(package_dir)}</code></p>"
+            f"<code>{html.escape(manifest['name'])}</code>, published in <code>{html.escape(package_dir)}</code>"
+            + (f"; its queries from the BEIR folder <code>{html.escape(beir['folder'])}</code>, "
+               + " and ".join(f"qrels split <code>{html.escape(beir['qrels'][s])}</code> as {s}" for s in SPLITS)
+               if beir else "") + "</p>"
             + html_table(["config/split", "rows"], rows)
             + "<p>Grades (pairs per grade; each split graded in its mode, annotation.grading):</p>"
             + html_table(["split, origin", "graded", *[f"grade {g}" for g in GRADES], "total"], grades)
@@ -371,15 +381,15 @@ def doubting_report(stats_json, manifest_json, judgments_train, train_queries, d
     {split: [shard files]}), each titled with the build's title (`settings`: irdata.doubting.stages's
     report_settings); return what the tables hold."""
     stats, manifest = read_json(stats_json), read_json(manifest_json)
-    title, grading = settings["title"], settings["grading"]
+    title, grading, beir = settings["title"], settings["grading"], settings["beir"]
     behaviour = agent_behaviour(agent_stats, agent_proposals)
     write_html(out["agent"], f"{title}: the search agent's behaviour", agent_html(behaviour))
-    grades_figure(stats, out["grades"], title=title, grading=grading)
+    grades_figure(stats, out["grades"], title=title, grading=grading, beir=beir)
     wood = wood_figure(judgments_train, out["wood"], title=title)
-    proposals = proposals_figure(train_queries, dev_queries, out["proposals"], title=title)
+    proposals = proposals_figure(train_queries, dev_queries, out["proposals"], title=title, beir=beir)
     write_html(out["summary"], f"{title}: rows, grades, proposals, WOOD",
                summary_html(stats, manifest, wood, proposals, title=title, grading=grading,
-                            package_dir=settings["package_dir"]))
+                            package_dir=settings["package_dir"], beir=beir))
     write_html(out["failures"], f"{title}: failures per stage", _failures_html(manifest) + tokens_html(manifest))
     write_html(out["audit"], f"{title}: label audit and blinded human audit",
                audit_html(manifest) + human_audit_html(manifest.get("human_audit")))
