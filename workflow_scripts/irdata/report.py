@@ -313,7 +313,7 @@ def summary_html(stats: dict, manifest: dict, wood: dict, proposals: dict, *, ti
                if beir else "") + "</p>"
             + html_table(["config/split", "rows"], rows)
             + "<p>Grades (pairs per grade; each split graded in its mode, annotation.grading):</p>"
-            + html_table(["split, origin", "graded", *[f"grade {g}" for g in GRADES], "total"], grades)
+            + html_table(["split, origin", "grading", *[f"grade {g}" for g in GRADES], "total"], grades)
             + "<p>Agent proposals per query:</p>"
             + html_table(["split", "queries", "without a proposal", "mean", "max"], props)
             + "<p>WOOD of train agent proposals:</p>" + html_table(["", "value"], wood_rows))
