@@ -226,7 +226,11 @@ def test_every_figure_and_table_names_the_build_and_each_splits_grading(built, t
     assert ("published in results/doubting-beir-example ; its queries from the BEIR folder resources/beir-example , "
             "qrels split train as train and qrels split test as dev") in summary
     assert any(t.startswith("dev (qrels test): ") for t in figure_texts["proposals.png"])
-    assert "train agent query_only" in summary and "dev official query_only" in summary
+    assert "train agent query_only" in summary and "train official query_only" in summary
+    # dev official rows are the positives the agent did not propose (shard_files.OFFICIAL_ROWS)
+    assert "dev official, not proposed query_only" in summary
+    assert any(t.startswith("official, not proposed (") for t in figure_texts["grades.png"])
+    assert any(re.fullmatch(r"official \([\d,]+ pairs?\)", t) for t in figure_texts["grades.png"])
     assert not ungrammatical(every_text)
 
     run(built, built / "pkg/MANIFEST.json", tmp_path / "demo")

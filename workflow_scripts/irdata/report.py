@@ -33,6 +33,7 @@ from .atomic import atomic_path, write_text_atomic  # noqa: E402
 from .doubting.card_parts import audit_grades_from  # noqa: E402
 from .grade_scale import GRADES
 from .json_files import read_json, read_jsonl
+from .shard_files import OFFICIAL_ROWS
 
 SPLITS = ("train", "dev")
 # no timestamp or version in the PNG: identical inputs give identical files
@@ -83,6 +84,12 @@ def write_html(path, title: str, body: str) -> None:
 
 # -- Doubting MS MARCO ---------------------------------------------------------------------------
 
+def origin_name(split: str, origin: str) -> str:
+    """An origin of a split's graded pairs as its counts are: a dev official positive that the agent proposed too
+    is graded once, as the agent's (OFFICIAL_ROWS)."""
+    return "official, not proposed" if origin == "official" and OFFICIAL_ROWS[split] == "not_proposed" else origin
+
+
 def grade_counts(stats: dict) -> dict[tuple[str, str], list[int]]:
     """{(split, origin): [count of grade 0, 1, 2, 3]}."""
     return {(split, origin): [int(stats["splits"][split][f"{origin}_grades"][str(g)]) for g in GRADES]
@@ -106,7 +113,7 @@ def grades_figure(stats: dict, path, *, title: str, grading: dict[str, str], bei
             values = np.array(counts[split, origin], dtype=float)
             share = values / values.sum() if values.sum() else values
             bars = ax.bar(np.arange(4) + (i - 0.5) * width, share, width,
-                          label=f"{origin} ({counted(int(values.sum()), 'pair')})")
+                          label=f"{origin_name(split, origin)} ({counted(int(values.sum()), 'pair')})")
             ax.bar_label(bars, labels=[f"{int(v):,}" for v in values], fontsize=7)
         ax.set_xticks(range(4), [str(g) for g in GRADES])
         ax.set_xlabel("grade")
@@ -302,7 +309,8 @@ def summary_html(stats: dict, manifest: dict, wood: dict, proposals: dict, *, ti
     rows = [[f"{config}/{split}", count] for config, splits in manifest["rows"].items()
             for split, count in splits.items()]
     counts = grade_counts(stats)
-    grades = [[f"{split} {origin}", grading[split], *counts[split, origin], sum(counts[split, origin])]
+    grades = [[f"{split} {origin_name(split, origin)}", grading[split], *counts[split, origin],
+               sum(counts[split, origin])]
               for split in SPLITS for origin in ("agent", "official")]
     props = [[split, p["queries"], p["without_proposal"], p["mean"], p["max"]] for split, p in proposals.items()]
     wood_rows = [[k, v] for k, v in wood.items()]
