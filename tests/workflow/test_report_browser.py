@@ -16,7 +16,11 @@ report: "front.rst"
 TITLES = {"good": "Doubting Good: v1", "bad": "Doubting Bad"}
 SHOWN = dict(caption="caption.rst", category=lambda w: TITLES[w.b])
 rule all:
-    input: expand("out/{b}/{f}", b=TITLES, f=("table.html", "figure.png"))
+    input: expand("out/{b}/{f}", b=TITLES, f=("table.html", "figure.png")), "out/arms.html"
+# a category of one result and no subcategory, as 44b Eval's
+rule arms:
+    output: report("out/arms.html", caption="front.rst", category="44b Eval")
+    shell: "echo '<html><body><h3>44b Eval: arms</h3></body></html>' > {output}"
 rule make:
     output:
         table=report("out/{b}/table.html", subcategory="Tables", **SHOWN),
@@ -53,7 +57,7 @@ def report(tmp_path_factory):
 
 
 def test_it_sees_each_category_with_its_figure_table_and_caption(report):
-    assert report["done"] and "This report shows 2 builds." in report["front"]
+    assert report["done"] and "This report shows 3 builds." in report["front"]
     good = report["categories"]["Doubting Good: v1"]
     assert set(good["subcategories"]) == {"Figures", "Tables"}
     table, figure = good["results"]["out/good/table.html"], good["results"]["out/good/figure.png"]
@@ -61,6 +65,8 @@ def test_it_sees_each_category_with_its_figure_table_and_caption(report):
     assert figure["rendered"] and figure["width"] > 0
     assert figure["caption"] == "The figures of Doubting Good: v1."
     assert "Doubting Good: v1" in report["menu"] and "Doubting Bad" in report["menu"]
+    arms = report["categories"]["44b Eval"]["results"]["out/arms.html"]
+    assert arms["rendered"] and arms["title"] == "44b Eval: arms" and arms["caption"] == "This report shows 3 builds."
 
 
 def test_it_sees_a_script_error_and_a_system_message(report):
