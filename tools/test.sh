@@ -6,6 +6,8 @@ bash tools/install.sh
 .venv/bin/python -m pip --disable-pip-version-check -q install -r requirements-test.txt
 # The real OpenAI-compatible server the `openai` backend is tested against (compiles once, ~20 min).
 bash tools/install_llama_cpp_server.sh .venv/bin/pip
+# The headless browser the report is opened in (tests/workflow/test_beir_build.py).
+bash tools/install_chromium.sh
 # style: the rules with snakefmt, the Python with ruff (both configured in pyproject.toml)
 .venv/bin/snakefmt --check Snakefile rules/
 .venv/bin/ruff check .

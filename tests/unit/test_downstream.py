@@ -196,11 +196,13 @@ def test_the_card_says_what_the_numbers_show(tmp_path):
     from irdata.atomic import write_json_atomic
 
     write_json_atomic(path, better)
-    out = {"table": tmp_path / "t.html", "figure": tmp_path / "f.png"}
+    out = {"table": tmp_path / "t.html", "figure": tmp_path / "f.png", "settings": {"title": "Doubting SciFact"}}
     assert downstream_report(result=path, **out) == 1
     first = out["figure"].read_bytes()
     downstream_report(result=path, **out)
-    assert out["figure"].read_bytes() == first and "+0.5550" in out["table"].read_text()
+    table = out["table"].read_text()
+    assert out["figure"].read_bytes() == first and "+0.5550" in table
+    assert "<h3>Doubting SciFact: downstream comparison</h3>" in table and "MS MARCO" not in table
 
 
 def test_a_beir_set_is_read_and_a_bad_line_is_named(tmp_path):

@@ -9,9 +9,11 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from matplotlib.text import Text
 
+from irdata import report
 from irdata.doubting.assemble import DATA_FILES, STATS
-from irdata.report import doubting_report, eval44b_report
+from irdata.report import counted, doubting_report, eval44b_report
 from irdata.shard_files import AGENT_SCHEMA
 from synthetic_doubting import edge_cases
 from unit.test_doubting_package import build
@@ -38,13 +40,41 @@ def outputs(folder: Path) -> dict:
             "audit": folder / "audit.html", "agent": folder / "agent.html"}
 
 
-def run(built: Path, manifest: Path, folder: Path, agent_stats=None, agent_proposals=None) -> dict:
+# the demo's report settings (irdata.doubting.stages.report_settings)
+SETTINGS = {"title": "Doubting MS MARCO", "package_dir": "results/doubting-ms-marco",
+            "grading": {"train": "query_only", "dev": "answer_hinted"}, "beir": None}
+
+
+def run(built: Path, manifest: Path, folder: Path, agent_stats=None, agent_proposals=None, settings=None) -> dict:
     a = built / "assembled"
     out = outputs(folder)
     doubting_report(a / STATS, manifest, a / DATA_FILES["judgments", "train"], a / DATA_FILES["train_queries", "train"],
                     a / DATA_FILES["dev_queries", "dev"], out, agent_stats=agent_stats or {},
-                    agent_proposals=agent_proposals or {})
+                    agent_proposals=agent_proposals or {}, settings=settings or SETTINGS)
     return out
+
+
+@pytest.fixture
+def figure_texts(monkeypatch) -> dict:
+    """Every text of each figure the report saves (titles, axis labels, legends), by the file it goes to (a
+    figure embedded in a table: `embedded <n>`)."""
+    texts = {}
+    save, embed = report.save_figure, report.figure_uri
+
+    def words(fig):
+        return [t.get_text() for t in fig.findobj(Text) if t.get_text()]
+
+    def saving(fig, path):
+        texts[Path(path).name] = words(fig)
+        save(fig, path)
+
+    def embedding(fig):
+        texts[f"embedded {sum(name.startswith('embedded') for name in texts)}"] = words(fig)
+        return embed(fig)
+
+    monkeypatch.setattr(report, "save_figure", saving)
+    monkeypatch.setattr(report, "figure_uri", embedding)
+    return texts
 
 
 def text(path: Path) -> str:
@@ -60,7 +90,7 @@ def test_doubting_report_without_failures_and_audit(built, tmp_path):
     stats = json.loads((built / "assembled" / STATS).read_text())
     summary = " ".join(text(out["summary"]).split())
     agent = stats["splits"]["train"]["agent_grades"]
-    assert "train agent " + " ".join(str(agent[str(g)]) for g in range(4)) in summary
+    assert "train agent query_only " + " ".join(str(agent[str(g)]) for g in range(4)) in summary
     assert "qrels/train 8" in summary
     # the grading failures MANIFEST.json records today are shown
     assert "train/agent 1" in " ".join(text(out["failures"]).split())
@@ -69,7 +99,7 @@ def test_doubting_report_without_failures_and_audit(built, tmp_path):
     assert all(out[k].read_bytes() == again[k].read_bytes() for k in out)
 
 
-def test_doubting_report_renders_failures_and_audit_when_recorded(built, tmp_path):
+def test_doubting_report_renders_failures_and_audit_when_recorded(built, tmp_path, figure_texts):
     manifest = json.loads((built / "pkg/MANIFEST.json").read_text())
     manifest.update(failures=FAILURES, audit=AUDIT)
     path = tmp_path / "MANIFEST.json"
@@ -84,6 +114,14 @@ def test_doubting_report_renders_failures_and_audit_when_recorded(built, tmp_pat
     assert "kappa, linear 0.412" in flat and "kappa, quadratic 0.588" in flat and "at grade >= 2 0.842" in flat
     assert "human 2 3 4 20 6" in flat and "pairs with human grades graded 120" in flat
     assert "src='data:image/png;base64," in audit
+    assert "human grade" in figure_texts["embedded 0"]
+    manifest["audit"] = {**AUDIT, "grades_from": "constructed"}
+    path.write_text(json.dumps(manifest))
+    figure_texts.clear()
+    out = run(built, path, tmp_path / "b")
+    flat = " ".join(text(out["audit"]).split())
+    assert "pairs with constructed grades graded 120" in flat and "not human judgments" in flat
+    assert "constructed grade" in figure_texts["embedded 0"] and "human grade" not in figure_texts["embedded 0"]
 
 
 def test_the_agent_table_sums_the_jobs_and_bins_proposals_by_rank_and_source(built, tmp_path):
@@ -146,3 +184,56 @@ def test_eval44b_report_lists_a_withheld_arm_unranked_and_plots_no_number_of_it(
     flat = " ".join(text(out["arms"]).split())
     assert "1 random 0.110" in flat and "llm (m) 3" in flat and "2 llm" not in flat
     assert out["figure"].read_bytes().startswith(PNG)
+
+
+BEIR = {"title": "Doubting BEIR example", "package_dir": "results/doubting-beir-example",
+        "grading": {"train": "query_only", "dev": "query_only"},
+        "beir": {"folder": "resources/beir-example", "qrels": {"train": "train", "dev": "test"}}}
+# a count and its noun: "1 query", "2 queries" (irdata.report.counted)
+NOUNS = {"query": "queries", "pair": "pairs", "run": "runs", "train proposal": "train proposals"}
+
+
+def ungrammatical(texts) -> list[str]:
+    """The counts in `texts` whose noun is not in their number."""
+    wrong = []
+    for text in texts:
+        for singular, plural in NOUNS.items():
+            wrong += [m.group(0) for m in re.finditer(rf"\b([\d,]+) ({singular}|{plural})\b", text)
+                      if (m.group(1) == "1") != (m.group(2) == singular)]
+    return wrong
+
+
+def test_counted_says_the_noun_in_its_number():
+    assert [counted(n, "query", "queries") for n in (0, 1, 2, 1234)] == ["0 queries", "1 query", "2 queries",
+                                                                         "1,234 queries"]
+    assert counted(1, "pair") == "1 pair" and counted(3, "run") == "3 runs"
+    assert ungrammatical(["train: 1 queries", "2 query", "1 pair", "0 runs", "(12 pairs)"]) == ["1 queries", "2 query"]
+
+
+def test_every_figure_and_table_names_the_build_and_each_splits_grading(built, tmp_path, figure_texts):
+    out = run(built, built / "pkg/MANIFEST.json", tmp_path / "beir", settings=BEIR)
+    grades = figure_texts["grades.png"]
+    assert "train: graded query_only" in grades and "dev (qrels test): graded query_only" in grades
+    assert "Doubting BEIR example: grades of agent proposals and official positives" in grades
+    every_text = [t for texts in figure_texts.values() for t in texts]
+    every_text += [text(out[key]) for key in ("summary", "failures", "audit", "agent")]
+    assert not [t for t in every_text if "answer_hinted" in t or "MS MARCO" in t or "comparable" in t]
+    assert any(t.startswith("Doubting BEIR example: WOOD of ") for t in figure_texts["wood.png"])
+    assert "Doubting BEIR example: agent proposals per query" in figure_texts["proposals.png"]
+    for key in ("summary", "failures", "audit", "agent"):
+        assert re.search(r"<h3>Doubting BEIR example: [^<]+</h3>", out[key].read_text()), key
+    summary = " ".join(text(out["summary"]).split())
+    assert ("published in results/doubting-beir-example ; its queries from the BEIR folder resources/beir-example , "
+            "qrels split train as train and qrels split test as dev") in summary
+    assert any(t.startswith("dev (qrels test): ") for t in figure_texts["proposals.png"])
+    assert "train agent query_only" in summary and "train official query_only" in summary
+    # dev official rows are the positives the agent did not propose (shard_files.OFFICIAL_ROWS)
+    assert "dev official, not proposed query_only" in summary
+    assert any(t.startswith("official, not proposed (") for t in figure_texts["grades.png"])
+    assert any(re.fullmatch(r"official \([\d,]+ pairs?\)", t) for t in figure_texts["grades.png"])
+    assert not ungrammatical(every_text)
+
+    run(built, built / "pkg/MANIFEST.json", tmp_path / "demo")
+    grades = figure_texts["grades.png"]
+    assert "train: graded query_only" in grades and "dev: graded answer_hinted" in grades
+    assert any(t.startswith("Doubting MS MARCO: grades") and t.endswith("not comparable)") for t in grades)

@@ -51,6 +51,7 @@ NOT_READ = {
 }
 
 RELEASE = {"stage_release"}  # MANIFEST.json records the whole config but the connection settings
+REPORT = {"report_doubting", "report_downstream"}
 ARMS = {"score_arms", "package_44b"}  # the package records each arm's settings
 FINE_TUNES = {"fine_tune_44b_cross_encoder", "fine_tune_44b_bi_encoder"}
 LLM_STAGES = {"agent_search", "grade", "generate_answer", "wood", "audit_labels", "llm_identity"}
@@ -81,21 +82,23 @@ EXPECTED = {
     "queries": {"dedup_train_queries"} | RELEASE,
     "accept_llm_failures": {"release_gate", "package_44b"},  # the package gates the LLM arm
     # doubting
-    **{f"doubting.{key}": RELEASE for key in CARD},
+    **{f"doubting.{key}": RELEASE for key in CARD if key != "title"},
+    "doubting.title": RELEASE | REPORT,  # the report's figures and tables carry the build's title
     **{f"doubting.{key}": RAW_INPUT for key in ("collection", "train_queries", "train_qrels", "dev_queries",
                                                 "dev_qrels", "dev_answers", "heldout_queries",
                                                 "qrels_missing_passages")},
     # a BEIR folder (irdata/beir_inputs.py); format beir also refuses the demo's answer_hinted dev grading
     **{f"doubting.source.{key}": {"validate_beir_inputs"} | RELEASE
        for key in ("folder", "train_split", "dev_split", "heldout_queries")},
-    "doubting.source.format": {"validate_beir_inputs", "grade"} | RELEASE,
+    "doubting.source.format": {"validate_beir_inputs", "grade", "report_doubting"} | RELEASE,
     **{f"doubting.{split}_sample.{key}": {"dedup_train_queries"} | RELEASE
        for split in ("train", "dev") for key in ("size", "seed")},
     "doubting.train_sample.with_duplicates": {"dedup_train_queries"} | RELEASE,
     **{f"doubting.shards.{split}": {"assemble"} | RELEASE for split in ("train", "dev")},
     **{f"doubting.acquisition_batches.{split}.{key}": {"assemble", "check_acquisition_batches"} | RELEASE
        for split in ("train", "dev") for key in ("default", "default_description", "batches")},
-    **{f"doubting.{key}": {"package"} | RELEASE for key in ("package_dir", "release_ledger")},
+    "doubting.package_dir": {"package", "report_doubting"} | RELEASE,
+    "doubting.release_ledger": {"package"} | RELEASE,
     **{f"doubting.audit.{key}": {"audit_labels"} | RELEASE
        for key in ("qrels", "queries", "grades_from", "grading", "per_grade", "missing_passages")},
     # and the random run's order, and the human audit's sample
@@ -120,7 +123,7 @@ EXPECTED = {
     # annotation
     **{f"annotation.agent.{split}.{key}": {"agent_search"} | RELEASE
        for split in ("train", "dev") for key in AGENT_BUDGET},
-    **{f"annotation.grading.{split}": {"grade", "assemble"} | RELEASE for split in ("train", "dev")},
+    **{f"annotation.grading.{split}": {"grade", "assemble", "report_doubting"} | RELEASE for split in ("train", "dev")},
     "annotation.answer_max_tokens": {"generate_answer"} | RELEASE,
     **{f"annotation.failure_limits.{stage}": {"release_gate"} | RELEASE
        for stage in ("agent_search", "generate_answer", "wood", "audit_labels")},

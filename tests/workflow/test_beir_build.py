@@ -2,12 +2,13 @@
 in-process model and tiny budgets: the input check, titles in the store, the dedup against the folder's other
 splits, and a release named for it that loads with `datasets`. It is built as a second build beside the demo, in
 the demo build's folder (tests/workflow/conftest.py): the demo's files stay byte for byte, nothing of the demo is
-planned again, and the report shows each build under its own title."""
+planned again, and the report, opened in headless Chromium, shows each build under its own title with its own
+figures and captions."""
 
 import hashlib
 import json
+import re
 import subprocess
-import zipfile
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -18,6 +19,7 @@ from croissant_check import NO_DATE, NOT_SEMVER, check_croissant
 from irdata.passage_store import PassageStore
 from printed_commands import block_commands, code_blocks, run_shell
 from release_loading import load_every_config
+from report_browser import chromium, open_report
 from workflow_run import Workflow
 
 pytestmark = [pytest.mark.workflow, pytest.mark.llm]
@@ -38,6 +40,17 @@ builds:
         dev: {max_turns: 2, max_tool_calls: 2, results_per_search: 3, snippet_chars: 160}
       answer_max_tokens: 16
 """
+TITLES = {"demo": "Doubting MS MARCO", "beir-example": "Doubting BEIR example"}
+# each build's figures and tables in the report (rules/report.smk); the BEIR example runs no downstream comparison
+REPORTED = {"beir-example": ["summary.html", "grades.png", "wood.png", "proposals.png", "failures.html", "audit.html",
+                             "agent.html"]}
+REPORTED["demo"] = [*REPORTED["beir-example"], "downstream.html", "downstream.png"]
+# the grades caption of each build: its splits' grading modes (the BEIR folder has no reference answers)
+GRADES_CAPTION = {"demo": "The train split was graded query_only, the dev split answer_hinted: the two splits are "
+                          "not comparable.",
+                  "beir-example": "Both splits were graded query_only."}
+# a message docutils prints while Snakemake renders the captions and the front page
+DOCUTILS_MESSAGE = re.compile(r".*\((?:DEBUG|INFO|WARNING|ERROR|SEVERE)/\d\).*|.*System Message.*")
 # what the demo build wrote: its work folder, store, indexes, release, logs and benchmarks
 DEMO_FILES = ("work/doubting/demo", "work/store/demo", "work/index/demo", "results/doubting-ms-marco",
               "logs/agent_search/demo", "benchmarks/assemble/demo.tsv")
@@ -73,13 +86,31 @@ def test_the_demo_build_stays_byte_for_byte_and_is_planned_no_more(built):
     assert built.planned_rules("beir-example", *built.both_args) == []
 
 
-def test_the_report_shows_each_build_under_its_own_title(built):
+def test_the_report_shows_each_build_under_its_own_title_in_a_browser(built, tmp_path):
+    chromium()  # before the report is made: a machine without the browser says so at once
     built.snakemake("--profile", "profiles/local", "--cores", "2", "doubting", *built.both_args)  # the demo's report
-    built.snakemake("--report", "report.zip", "doubting", *built.both_args)
-    with zipfile.ZipFile(built.root / "report.zip") as report:
-        text = "\n".join(report.read(name).decode("utf-8", "replace") for name in report.namelist()
-                         if name.endswith((".js", ".html", ".json")))
-    assert "Doubting MS MARCO" in text and "Doubting BEIR example" in text
+    made = built.snakemake("--report", "report.html", "doubting", *built.both_args)
+    assert not DOCUTILS_MESSAGE.findall(made.stdout + made.stderr)
+    seen = open_report(built.root / "report.html", tmp_path)
+    assert not seen["errors"], seen["errors"]
+    assert seen["done"] and set(seen["categories"]) == set(TITLES.values())
+    front = " ".join(seen["front"].split())
+    assert "This report shows 2 builds, one category each" in front and "System Message" not in front
+    for build, title in TITLES.items():
+        other = next(t for t in TITLES.values() if t != title)
+        assert title in seen["menu"] and title in seen["frontLinks"][title].splitlines()
+        shown = seen["categories"][title]
+        assert set(shown["subcategories"]) == {"Figures", "Tables"}
+        assert sorted(r["name"] for r in shown["results"].values()) == sorted(REPORTED[build])
+        for path, result in shown["results"].items():
+            assert path.startswith(f"work/report/doubting/{build}/") and result["rendered"], (path, result)
+            assert result["name"] in shown["subcategories"][result["subcategory"]], path
+            assert result["caption"] and "System Message" not in result["captionHtml"], path
+            assert other not in result["caption"] and "MS MARCO" not in result["caption"], path
+            if result["kind"] == "html":
+                assert result["title"].startswith(f"{title}: ") and other not in result["text"], path
+        grades = " ".join(next(r for r in shown["results"].values() if r["name"] == "grades.png")["caption"].split())
+        assert GRADES_CAPTION[build] in grades, grades
 
 
 def test_the_input_check_keeps_titles_and_holds_out_the_other_splits(built):

@@ -1,14 +1,16 @@
 """The figures and tables of `snakemake --report`: what a build of each release holds.
 
-Doubting MS MARCO, from the assembled stats.json, the assembled parquet files and the package's
+A Doubting build, from the assembled stats.json, the assembled parquet files and the package's
 MANIFEST.json: grade distributions (agent proposals vs official positives, per split), the WOOD
 histogram, proposals per query, failure counts per stage, the label audit (kappa, confusion matrix,
-the runs' scores under human and model grades as a scatter); from the agent_search jobs' stats and
+the runs' scores under the reference and the model's grades as a scatter); from the agent_search jobs' stats and
 proposals, the agent's behaviour (turns, constraint paths, searches, reformulations, protocol errors,
 episode ends, proposals by rank and source).
 44b Eval, from results.jsonl: the arm table and a chart of it. Figures are PNG (matplotlib, Agg
 backend), tables small standalone HTML files, which the Snakemake report shows inline. A MANIFEST
 key that a build does not record yet (`failures`, `audit`) is rendered as "not available".
+Every figure and table of a Doubting build is titled with the build's title and labels each split with the
+grading mode it was graded in (the rules' `settings`: irdata.doubting.stages), never with another build's.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from .atomic import atomic_path, write_text_atomic  # noqa: E402
 from .doubting.card_parts import audit_grades_from  # noqa: E402
 from .grade_scale import GRADES
 from .json_files import read_json, read_jsonl
+from .shard_files import OFFICIAL_ROWS
 
 SPLITS = ("train", "dev")
 # no timestamp or version in the PNG: identical inputs give identical files
@@ -39,6 +42,19 @@ NOT_AVAILABLE = "not available"
 STYLE = ("body{font-family:sans-serif;font-size:14px} table{border-collapse:collapse;margin:8px 0}"
          "td,th{border:1px solid #bbb;padding:3px 8px;text-align:right} th{background:#eee}"
          "td:first-child,th:first-child{text-align:left}")
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """`n` and its noun in the grammatical number: "1 query", "2 queries", "1,024 pairs"."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
+def figure_uri(fig) -> str:
+    """The figure as a PNG data URI, for an <img> inside a table."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight", metadata=PNG_METADATA)
+    plt.close(fig)
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
 def save_figure(fig, path) -> None:
@@ -68,13 +84,27 @@ def write_html(path, title: str, body: str) -> None:
 
 # -- Doubting MS MARCO ---------------------------------------------------------------------------
 
+def origin_name(split: str, origin: str) -> str:
+    """An origin of a split's graded pairs as its counts are: a dev official positive that the agent proposed too
+    is graded once, as the agent's (OFFICIAL_ROWS)."""
+    return "official, not proposed" if origin == "official" and OFFICIAL_ROWS[split] == "not_proposed" else origin
+
+
 def grade_counts(stats: dict) -> dict[tuple[str, str], list[int]]:
     """{(split, origin): [count of grade 0, 1, 2, 3]}."""
     return {(split, origin): [int(stats["splits"][split][f"{origin}_grades"][str(g)]) for g in GRADES]
             for split in SPLITS for origin in ("agent", "official")}
 
 
-def grades_figure(stats: dict, path) -> None:
+def split_name(split: str, beir: dict | None) -> str:
+    """The release's split, with the qrels split of a BEIR folder it comes from where the names differ."""
+    qrels = beir["qrels"][split] if beir else split
+    return split if qrels == split else f"{split} (qrels {qrels})"
+
+
+def grades_figure(stats: dict, path, *, title: str, grading: dict[str, str], beir: dict | None = None) -> None:
+    """Per split (`grading`: {split: the mode it was graded in}; `beir`: a BEIR build's folder and qrels splits),
+    the grade shares of agent proposals and official positives."""
     counts = grade_counts(stats)
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), layout="constrained")
     width = 0.4
@@ -83,18 +113,20 @@ def grades_figure(stats: dict, path) -> None:
             values = np.array(counts[split, origin], dtype=float)
             share = values / values.sum() if values.sum() else values
             bars = ax.bar(np.arange(4) + (i - 0.5) * width, share, width,
-                          label=f"{origin} ({int(values.sum()):,} pairs)")
+                          label=f"{origin_name(split, origin)} ({counted(int(values.sum()), 'pair')})")
             ax.bar_label(bars, labels=[f"{int(v):,}" for v in values], fontsize=7)
         ax.set_xticks(range(4), [str(g) for g in GRADES])
         ax.set_xlabel("grade")
-        ax.set_title(f"{split}: {'query_only' if split == 'train' else 'answer_hinted'} grading")
+        ax.set_title(f"{split_name(split, beir)}: graded {grading[split]}")
         ax.legend(fontsize=8)
     axes[0].set_ylabel("share of the origin's graded pairs")
-    fig.suptitle("Grades of agent proposals and official positives")
+    modes = {grading[split] for split in SPLITS}
+    fig.suptitle(f"{title}: grades of agent proposals and official positives"
+                 + ("" if len(modes) == 1 else "\n(the splits are graded in different modes: not comparable)"))
     save_figure(fig, path)
 
 
-def wood_figure(judgments_train, path) -> dict:
+def wood_figure(judgments_train, path, *, title: str) -> dict:
     """Histogram of the finite WOOD scores of train agent proposals; returns their summary."""
     table = pq.read_table(judgments_train, columns=["origin", "wood", "grade"])
     agent = table.filter(pc.equal(table.column("origin"), "agent"))
@@ -116,12 +148,13 @@ def wood_figure(judgments_train, path) -> dict:
     ax.set_xlabel("WOOD (mean log-likelihood gain of the answer tokens with the passage)")
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("train agent proposals")
-    ax.set_title(f"WOOD of {summary['finite']:,} train proposals ({summary['null']:,} without a finite score)")
+    ax.set_title(f"{title}: WOOD of {counted(summary['finite'], 'train proposal')} "
+                 f"({summary['null']:,} without a finite score)")
     save_figure(fig, path)
     return summary
 
 
-def proposals_figure(train_queries, dev_queries, path) -> dict:
+def proposals_figure(train_queries, dev_queries, path, *, title: str, beir: dict | None = None) -> dict:
     """Histogram of the agent's graded proposals per query (n_agent), train and dev."""
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), layout="constrained")
     summary = {}
@@ -136,9 +169,10 @@ def proposals_figure(train_queries, dev_queries, path) -> dict:
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("graded proposals of the query (n_agent)")
-        ax.set_title(f"{split}: {len(n_agent):,} queries, mean {summary[split]['mean']:.1f}")
+        ax.set_title(f"{split_name(split, beir)}: {counted(len(n_agent), 'query', 'queries')}, "
+                     f"mean {summary[split]['mean']:.1f}")
     axes[0].set_ylabel("queries")
-    fig.suptitle("Agent proposals per query")
+    fig.suptitle(f"{title}: agent proposals per query")
     save_figure(fig, path)
     return summary
 
@@ -175,8 +209,9 @@ def tokens_html(manifest: dict) -> str:
             + html_table(["stage", "calls", "prompt tokens", "completion tokens", "prompt tokens per call"], rows))
 
 
-def confusion_figure_uri(confusion) -> str:
-    """The audit's confusion matrix as a PNG data URI (embedded in the audit table)."""
+def confusion_figure_uri(confusion, source: str) -> str:
+    """The audit's confusion matrix as a PNG data URI (embedded in the audit table); `source`: who gave the
+    reference grades (doubting.audit.grades_from)."""
     matrix = np.array(confusion, dtype=float)
     fig, ax = plt.subplots(figsize=(4.2, 3.6), layout="constrained")
     ax.imshow(matrix, cmap="Blues")
@@ -186,19 +221,16 @@ def confusion_figure_uri(confusion) -> str:
     ax.set_xticks(range(4), [str(g) for g in GRADES])
     ax.set_yticks(range(4), [str(g) for g in GRADES])
     ax.set_xlabel("model grade")
-    ax.set_ylabel("human grade")
+    ax.set_ylabel(f"{source} grade")
     ax.set_title("Label audit: confusion matrix")
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight", metadata=PNG_METADATA)
-    plt.close(fig)
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+    return figure_uri(fig)
 
 
 def audit_html(manifest: dict) -> str:
     audit = manifest.get("audit")
     if not audit:
-        return (f"<p>Label audit: {NOT_AVAILABLE} (no <code>audit</code> in MANIFEST.json: the build had no "
-                "judged pairs to grade).</p>")
+        return (f"<p>Label audit: {NOT_AVAILABLE} (no <code>audit</code> in MANIFEST.json: the build names no "
+                "judged pairs to grade, doubting.audit.qrels).</p>")
     source = audit_grades_from(audit)
     rows = [[f"pairs with {source} grades graded", audit["pairs"]], ["Cohen's kappa, linear", audit["kappa_linear"]],
             ["Cohen's kappa, quadratic", audit["kappa_quadratic"]],
@@ -209,7 +241,7 @@ def audit_html(manifest: dict) -> str:
                if source != "human" else "")
             + f"<p>Confusion matrix (rows: {source} grade, columns: model grade):</p>"
             + html_table(["", *[f"model {g}" for g in GRADES]], matrix)
-            + f"<img alt='confusion matrix' src='{confusion_figure_uri(audit['confusion'])}'>"
+            + f"<img alt='confusion matrix' src='{confusion_figure_uri(audit['confusion'], source)}'>"
             + ranking_html(audit.get("system_ranking"), source))
 
 
@@ -229,12 +261,9 @@ def ranking_figure_uri(ranking: dict, source: str, measure: str = "nDCG@10") -> 
     ax.set_xlabel(f"{measure}, {source} grades")
     ax.set_ylabel(f"{measure}, model grades")
     tau = ranking["correlation"][measure]["kendall_tau"]
-    ax.set_title(f"System ranking: {len(runs)} runs, Kendall's tau " + ("n/a" if tau is None else f"{tau:.3f}"),
-                 fontsize=9)
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight", metadata=PNG_METADATA)
-    plt.close(fig)
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+    ax.set_title(f"System ranking: {counted(len(runs), 'run')}, Kendall's tau "
+                 + ("n/a" if tau is None else f"{tau:.3f}"), fontsize=9)
+    return figure_uri(fig)
 
 
 def ranking_html(ranking: dict | None, source: str) -> str:
@@ -275,18 +304,24 @@ def _or_na(value):
     return NOT_AVAILABLE if value is None else value
 
 
-def summary_html(stats: dict, manifest: dict, wood: dict, proposals: dict) -> str:
+def summary_html(stats: dict, manifest: dict, wood: dict, proposals: dict, *, title: str, grading: dict[str, str],
+                 package_dir: str, beir: dict | None = None) -> str:
     rows = [[f"{config}/{split}", count] for config, splits in manifest["rows"].items()
             for split, count in splits.items()]
     counts = grade_counts(stats)
-    grades = [[f"{split} {origin}", *counts[split, origin], sum(counts[split, origin])]
+    grades = [[f"{split} {origin_name(split, origin)}", grading[split], *counts[split, origin],
+               sum(counts[split, origin])]
               for split in SPLITS for origin in ("agent", "official")]
     props = [[split, p["queries"], p["without_proposal"], p["mean"], p["max"]] for split, p in proposals.items()]
     wood_rows = [[k, v] for k, v in wood.items()]
-    return (f"<p>{html.escape(manifest['name'])} {html.escape(manifest['version'])}</p>"
+    return (f"<p>{html.escape(title)}: version {html.escape(manifest['version'])} of "
+            f"<code>{html.escape(manifest['name'])}</code>, published in <code>{html.escape(package_dir)}</code>"
+            + (f"; its queries from the BEIR folder <code>{html.escape(beir['folder'])}</code>, "
+               + " and ".join(f"qrels split <code>{html.escape(beir['qrels'][s])}</code> as {s}" for s in SPLITS)
+               if beir else "") + "</p>"
             + html_table(["config/split", "rows"], rows)
-            + "<p>Grades (pairs per grade):</p>"
-            + html_table(["split, origin", *[f"grade {g}" for g in GRADES], "total"], grades)
+            + "<p>Grades (pairs per grade; each split graded in its mode, annotation.grading):</p>"
+            + html_table(["split, origin", "grading", *[f"grade {g}" for g in GRADES], "total"], grades)
             + "<p>Agent proposals per query:</p>"
             + html_table(["split", "queries", "without a proposal", "mean", "max"], props)
             + "<p>WOOD of train agent proposals:</p>" + html_table(["", "value"], wood_rows))
@@ -348,21 +383,23 @@ def agent_html(behaviour: dict) -> str:
 
 
 def doubting_report(stats_json, manifest_json, judgments_train, train_queries, dev_queries, out: dict, *,
-                    agent_stats: dict, agent_proposals: dict) -> dict:
+                    agent_stats: dict, agent_proposals: dict, settings: dict) -> dict:
     """Write out["grades"], out["wood"], out["proposals"] (PNG) and out["summary"], out["failures"],
     out["audit"], out["agent"] (HTML; the agent's from `agent_stats` and `agent_proposals`, each
-    {split: [shard files]}); return what the tables hold."""
+    {split: [shard files]}), each titled with the build's title (`settings`: irdata.doubting.stages's
+    report_settings); return what the tables hold."""
     stats, manifest = read_json(stats_json), read_json(manifest_json)
+    title, grading, beir = settings["title"], settings["grading"], settings["beir"]
     behaviour = agent_behaviour(agent_stats, agent_proposals)
-    write_html(out["agent"], "Doubting MS MARCO: the search agent's behaviour", agent_html(behaviour))
-    grades_figure(stats, out["grades"])
-    wood = wood_figure(judgments_train, out["wood"])
-    proposals = proposals_figure(train_queries, dev_queries, out["proposals"])
-    write_html(out["summary"], "Doubting MS MARCO: rows, grades, proposals, WOOD",
-               summary_html(stats, manifest, wood, proposals))
-    write_html(out["failures"], "Doubting MS MARCO: failures per stage",
-               _failures_html(manifest) + tokens_html(manifest))
-    write_html(out["audit"], "Doubting MS MARCO: label audit and blinded human audit",
+    write_html(out["agent"], f"{title}: the search agent's behaviour", agent_html(behaviour))
+    grades_figure(stats, out["grades"], title=title, grading=grading, beir=beir)
+    wood = wood_figure(judgments_train, out["wood"], title=title)
+    proposals = proposals_figure(train_queries, dev_queries, out["proposals"], title=title, beir=beir)
+    write_html(out["summary"], f"{title}: rows, grades, proposals, WOOD",
+               summary_html(stats, manifest, wood, proposals, title=title, grading=grading,
+                            package_dir=settings["package_dir"], beir=beir))
+    write_html(out["failures"], f"{title}: failures per stage", _failures_html(manifest) + tokens_html(manifest))
+    write_html(out["audit"], f"{title}: label audit and blinded human audit",
                audit_html(manifest) + human_audit_html(manifest.get("human_audit")))
     return {"wood": wood, "proposals": proposals, "audit": manifest.get("audit"),
             "failures": manifest.get("failures"), "agent": behaviour}
@@ -402,23 +439,23 @@ def eval44b_report(*, results, arms, figure) -> list[dict]:
 DOWNSTREAM_MODELS = ("base", "official", "release")
 
 
-def downstream_report(*, result, table, figure) -> int:
+def downstream_report(*, result, table, figure, settings: dict) -> int:
     """From the downstream comparison's `result` (JSON), write `table` (HTML: the card's table and its sentence)
     and `figure` (PNG: one bar chart per base model and evaluation set, the three models' nDCG@10, MRR@10 and
-    Recall@100); return the panels."""
+    Recall@100), titled with the build's title (`settings`); return the panels."""
     from .downstream.compare import MEASURES, finding, table_rows
 
     result = read_json(result)
     header = ["base model", "set", "queries", "measure", "base", "official", "release", "release - official",
               "95% interval", "p"]
-    write_html(table, "Doubting MS MARCO: downstream comparison",
+    write_html(table, f"{settings['title']}: downstream comparison",
                html_table(header, table_rows(result)) + f"<p>{html.escape(finding(result))}</p>")
     panels = [(base, name, row) for base, sets in result["results"].items() for name, row in sets.items()]
     fig, axes = plt.subplots(1, max(len(panels), 1), figsize=(4.2 * max(len(panels), 1), 3.4), layout="constrained",
                              squeeze=False)
     x = np.arange(len(MEASURES))
     for ax, (base, name, row) in zip(axes[0], panels):
-        ax.set_title(f"{name}\n{base}, {row['queries']:,} queries", fontsize=9)
+        ax.set_title(f"{name}\n{base}, {counted(row['queries'], 'query', 'queries')}", fontsize=9)
         if not row["queries"]:
             ax.text(0.5, 0.5, "no query with a relevant pair", transform=ax.transAxes, ha="center", fontsize=9)
             ax.set_xticks([])
@@ -430,17 +467,18 @@ def downstream_report(*, result, table, figure) -> int:
         ax.set_xticks(x, MEASURES)
         ax.set_ylim(0, 1.1)
         ax.legend(fontsize=7, loc="upper left")
+    fig.suptitle(f"{settings['title']}: downstream comparison", fontsize=10)
     save_figure(fig, figure)
     return len(panels)
 
 
 def run_report_doubting(*, stats, manifest, published, judgments_train, train_queries, dev_queries,
                         agent_stats_train, agent_stats_dev, agent_train, agent_dev, summary, grades, wood, proposals,
-                        failures, audit, agent) -> dict:
+                        failures, audit, agent, settings: dict) -> dict:
     """The report_doubting rule: its figures and tables from the assembled and the published release
     (`published`: the record of its publishing)."""
     out = {"summary": summary, "grades": grades, "wood": wood, "proposals": proposals, "failures": failures,
            "audit": audit, "agent": agent}
     return doubting_report(stats, manifest, judgments_train, train_queries, dev_queries, out,
                            agent_stats={"train": agent_stats_train, "dev": agent_stats_dev},
-                           agent_proposals={"train": agent_train, "dev": agent_dev})
+                           agent_proposals={"train": agent_train, "dev": agent_dev}, settings=settings)

@@ -31,6 +31,18 @@ def batch_descriptions(config: dict) -> dict:
             for split in ("train", "dev")}
 
 
+def report_settings(config: dict) -> dict:
+    """What the report of a build labels its figures and tables with (irdata.report.doubting_report): its
+    title, each split's grading mode (as assemble writes it in the judgments' `grading` column), its package
+    folder and, for a BEIR folder, the folder and the qrels split each split's queries come from. The report's
+    captions read them too (report/doubting_*.rst)."""
+    doubting, source = config["doubting"], config["doubting"]["source"]
+    beir = {"folder": source["folder"], "qrels": {"train": source["train_split"], "dev": source["dev_split"]}}
+    return {"title": doubting["title"], "package_dir": doubting["package_dir"],
+            "grading": {split: config["annotation"]["grading"][split] for split in ("train", "dev")},
+            "beir": beir if source["format"] == "beir" else None}
+
+
 def _release_settings(config: dict) -> dict:
     doubting = config["doubting"]
     return {"version": doubting["version"], "repo_id": doubting["repo_id"], "config": config_used(config),
@@ -94,4 +106,5 @@ STAGES = (
         _release_settings(config))),
     Stage(name="package", settings=lambda config, **_: canonical({"ledger": config["doubting"]["release_ledger"],
                                                   "package_dir": config["doubting"]["package_dir"]})),
+    Stage(name="report_doubting", settings=lambda config, **_: canonical(report_settings(config))),
 )
