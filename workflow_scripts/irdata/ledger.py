@@ -85,8 +85,8 @@ def read_ledger(path) -> dict:
     try:
         ledger = json.loads(text)
     except json.JSONDecodeError as exc:
-        cut = " (the file ends inside it)" if exc.pos >= len(text.rstrip()) else ""
-        raise LedgerError(path, f"not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}{cut}") from None
+        cut = ", the file ends inside it" if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated") else ""
+        raise LedgerError(path, f"not JSON ({exc.msg}, line {exc.lineno}, column {exc.colno}{cut})") from None
     return _checked(path, ledger)
 
 
