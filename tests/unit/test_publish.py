@@ -338,3 +338,10 @@ def test_a_failed_removal_of_the_old_folder_leaves_the_new_one_published(tmp_pat
     monkeypatch.setattr(atomic.shutil, "rmtree", rmtree)
     publish_release(tmp_path / "new", dest, "stage")  # the next run removes the leftover
     assert state(dest, {"new": new}) == "new" and os.listdir(dest.parent) == ["rel"]
+
+
+def test_a_staged_release_without_a_version_is_refused_naming_it(tmp_path):
+    stage(tmp_path / "old", {**OLD, "manifest.json": b"{}"})
+    with pytest.raises(InputError, match=r"old/manifest\.json: records no version: .*rerun stage"):
+        publish(tmp_path / "old", tmp_path / "results/rel", tmp_path / "ledger.json", "manifest.json")
+    assert not (tmp_path / "results").exists()

@@ -183,7 +183,7 @@ def publication_lines(published: list[tuple[str, str]]) -> list[str]:
     lines = []
     for label, record_path in published:
         record = read_json(record_path)
-        version, folder, before = record["version"], record["package"], record["before"]
+        version, folder, before = record["version"], record["package"], record.get("before")
         if before is None:
             lines.append(f"{label}: published release {version} at {folder}.")
         elif before == version:

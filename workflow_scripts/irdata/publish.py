@@ -169,7 +169,10 @@ def publish_version(staged, folder, ledger, stage_rule: str, manifest_name: str,
     that one is kept, or None)}."""
     staged, folder = Path(staged), Path(folder)
     manifest = read_json(staged / manifest_name)
-    version = manifest["version"]
+    version = manifest.get("version")
+    if not version:
+        raise InputError(staged / manifest_name, f"records no version: staged before releases had versions; rerun "
+                         f"{stage_rule}")
     digest = content_hash((staged / SHA256SUMS).read_text(encoding="utf-8"))
     is_new = check_ledger(ledger, version, digest, version_key)
     swap = planned_swap(folder, version, recorded_versions(ledger), manifest_name)
