@@ -44,8 +44,8 @@ def the_44b_recorded_with(workflow, **retrieval_dense) -> None:
     release = eval44b_release(config)
     ledger = workflow.root / LEDGER_44B
     ledger.parent.mkdir(parents=True, exist_ok=True)
-    ledger.write_text(json.dumps({"releases": {"v0.1-demo": {"sha256sums_sha256": "ab" * 32,
-                                                             "package": "results/44b-eval", "config": release.config}}}))
+    entry = {"sha256sums_sha256": "ab" * 32, "package": "results/44b-eval", "config": release.config}
+    ledger.write_text(json.dumps({"releases": {"v0.1-demo": entry}}))
 
 
 @pytest.mark.parametrize("asking", ASKING)
@@ -88,8 +88,9 @@ def test_a_damaged_ledger_is_one_line_of_asking_and_stops_a_real_run_that_builds
     assert len(demo) == 3 and "eval44b" not in "\n".join(demo)
     lines = stopped(workflow.snakemake("eval44b", "--cores", "1", check=False), "Damaged release ledgers")
     assert lines[1:] == [f"  44b Eval: the release ledger {LEDGER_44B} is damaged (no `releases`).",
-                         '    Restore it from your backup (it is JSON: {"releases": {"<version>": {"sha256sums_sha256": '
-                         '..., "package": ...}}}), or remove it to forget every version it froze.']
+                         '    Restore it from your backup (it is JSON: {"releases": {"<version>": '
+                         '{"sha256sums_sha256": ..., "package": ...}}}), or remove it to forget every version it '
+                         'froze.']
     assert ledger.read_bytes() == b"{}" and not (workflow.root / "work/eval44b/split.json").exists()
 
 
