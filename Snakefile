@@ -8,7 +8,7 @@ from snakemake.utils import min_version, validate
 sys.path.insert(0, os.path.join(workflow.basedir, "workflow_scripts"))
 from irdata.config_check import ConfigError, check_config, files_by_precedence
 from irdata.demo_identity import check_own_identity
-from irdata.frozen import publication_lines, release_stop
+from irdata.frozen import PUBLISH_RULES, release_stop
 
 min_version("9.0")
 
@@ -99,15 +99,13 @@ onstart:
     stopped = [problem for problem in RELEASE_PROBLEMS if problem.release.key in building]
     if stopped:
         raise WorkflowError(release_stop(stopped))
-    PUBLISHING.extend(job for job in jobs if job.rule.name in ("package", "publish_44b"))
+    PUBLISHING.extend(job for job in jobs if job.rule.name in PUBLISH_RULES)
 
 
-# the last lines of a run say what it published where, and which release it set aside (irdata/frozen.py)
+# the last lines of a run say what it published where, and which release it set aside (rules/common.smk)
 onsuccess:
-    for line in publication_lines(publications(filter(workflow.dag.finished, PUBLISHING))):
-        logger.info(line)
+    log_publications()
 
 
 onerror:
-    for line in publication_lines(publications(filter(workflow.dag.finished, PUBLISHING))):
-        logger.info(line)
+    log_publications()

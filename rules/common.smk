@@ -23,6 +23,7 @@ from irdata.frozen import (
     doubting_release as _doubting_release,
     eval44b_release as _eval44b_release,
     job_release as _job_release,
+    publication_lines as _publication_lines,
     release_notices as _release_notices,
     release_problems as _release_problems,
 )
@@ -106,9 +107,11 @@ def release_of(job):
     return _job_release(job.rule.name, job.wildcards_dict)
 
 
-def publications(jobs):
-    """(release label, publication record) of each publishing job in `jobs`."""
-    return [(RELEASES[release_of(job)].label, job.output[0]) for job in jobs]
+def log_publications():
+    """What the publishing jobs that finished in this run published, and what they set aside (irdata/frozen.py)."""
+    finished = [job for job in PUBLISHING if workflow.dag.finished(job)]
+    for line in _publication_lines([(RELEASES[release_of(job)].label, job.output[0]) for job in finished]):
+        logger.info(line)
 
 
 # A build's downstream comparison that cannot run stops the planning: an unavailable base model, eval set names

@@ -34,6 +34,8 @@ SHOWN_KEYS = 3
 EVAL44B = "eval44b"
 # the rules of the 44b Eval's jobs: a run with one of them builds that release
 EVAL44B_RULES = frozenset(stage.name for stage in eval44b_stages.STAGES)
+# the rules that publish a release (their output: the publication's record, publish_version's)
+PUBLISH_RULES = frozenset({"package", "publish_44b"})
 FROZEN, LEDGER, SWAP = "frozen", "ledger", "swap"
 HEADERS = {FROZEN: "Frozen release versions: this run would build other content under a published version.",
            LEDGER: "Damaged release ledgers: this run could neither check nor record its versions.",
