@@ -8,7 +8,7 @@ from snakemake.utils import min_version, validate
 sys.path.insert(0, os.path.join(workflow.basedir, "workflow_scripts"))
 from irdata.config_check import ConfigError, check_config, files_by_precedence
 from irdata.demo_identity import check_own_identity
-from irdata.frozen import frozen_stop
+from irdata.frozen import PUBLISH_RULES, release_stop
 
 min_version("9.0")
 
@@ -90,10 +90,22 @@ rule all:
         rules.eval44b.input,
 
 
-# a version frozen with another config stops a real run here, before its first job, when the run builds that
-# build (irdata/frozen.py); a dry-run only says so, in one line per build (rules/common.smk)
+# a release that a real run must not build (a frozen version, a damaged ledger, a published folder that would lose
+# something) stops it here, before its first job, when the run builds that release (irdata/frozen.py); a dry-run
+# only says so, in one line per release (rules/common.smk)
 onstart:
-    building = {job.wildcards_dict.get("build") for job in workflow.dag.needrun_jobs()}
-    stopped = [frozen for frozen in FROZEN if frozen.name in building]
+    jobs = list(workflow.dag.needrun_jobs())
+    building = {release_of(job) for job in jobs}
+    stopped = [problem for problem in RELEASE_PROBLEMS if problem.release.key in building]
     if stopped:
-        raise WorkflowError(frozen_stop(stopped))
+        raise WorkflowError(release_stop(stopped))
+    PUBLISHING.extend(job for job in jobs if job.rule.name in PUBLISH_RULES)
+
+
+# the last lines of a run say what it published where, and which release it set aside (rules/common.smk)
+onsuccess:
+    log_publications()
+
+
+onerror:
+    log_publications()

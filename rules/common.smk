@@ -19,7 +19,14 @@ from irdata.doubting.audit_ranking import OWN_RUNS as AUDIT_OWN_RUNS, run_files 
 from irdata.config_check import CONFIG_SECTIONS, ConfigError
 from irdata.builds import validated_builds as _validated_builds
 from irdata.input_keys import missing_inputs as _missing_inputs
-from irdata.frozen import frozen_builds as _frozen_builds, frozen_notices as _frozen_notices
+from irdata.frozen import (
+    doubting_release as _doubting_release,
+    eval44b_release as _eval44b_release,
+    job_release as _job_release,
+    publication_lines as _publication_lines,
+    release_notices as _release_notices,
+    release_problems as _release_problems,
+)
 from irdata.retrieval.layout import index_dir as _index_dir, index_files as _index_files
 from irdata.shard_files import shard_file as _shard_file, shard_files as _shard_files
 from irdata.shards import size_shard_count as _size_shard_count
@@ -81,12 +88,33 @@ def build_doubting(wildcards):
     return BUILDS[wildcards.build]["doubting"]
 
 
-# A version frozen with another config: planning never stops on it (a dry-run, --summary, --list-changes and
-# --report answer, with one line per build); a real run stops in onstart, before its first job
-# (irdata/frozen.py; stage_release checks the content).
-FROZEN = _frozen_builds(BUILDS, workflow.basedir)
-for _line in _frozen_notices(FROZEN):
+# Every release, versioned alike: each Doubting build's and the 44b Eval's. A version frozen with another config or
+# code, a damaged release ledger, a published folder that would lose a later version or a user's files: planning
+# never stops on it (a dry-run, --summary, --list-changes and --report answer, with one line per release); a real
+# run that builds the release stops in onstart, before its first job (irdata/frozen.py; the staging rules check
+# the content, the publishing rules the folder).
+RELEASES = {
+    release.key: release
+    for release in (*(_doubting_release(name, built) for name, built in BUILDS.items()), _eval44b_release(config))
+}
+RELEASE_PROBLEMS = _release_problems(list(RELEASES.values()), workflow.basedir)
+for _line in _release_notices(RELEASE_PROBLEMS):
     logger.warning(_line)
+# the jobs of this run that publish a release, as onstart finds them (the Snakefile's last lines say what they did)
+PUBLISHING = []
+
+
+def release_of(job):
+    """The key of the release a job builds (a build's name, eval44b), or None."""
+    return _job_release(job.rule.name, job.wildcards_dict)
+
+
+def log_publications():
+    """What the publishing jobs that finished in this run published, and what they set aside (irdata/frozen.py)."""
+    finished = [job for job in PUBLISHING if workflow.dag.finished(job)]
+    for line in _publication_lines([(RELEASES[release_of(job)].label, job.output[0]) for job in finished]):
+        logger.info(line)
+
 
 # A build's downstream comparison that cannot run stops the planning: an unavailable base model, eval set names
 # that collide, train qrels without a positive (irdata/downstream/plan.py), rather than failing after its first jobs

@@ -8,11 +8,15 @@ from irdata.eval44b.split import SPLITS as E44_SPLITS
 from irdata.eval44b.stages import E44, arms as _e44_arms
 
 EVAL44B = config["eval44b"]
-# the release as package_44b stages it; publish_44b publishes it at eval44b.release (one folder, swapped in
-# whole and not a Snakemake output, like the Doubting release: rules/package.smk)
+# the release as package_44b stages it and checks against its release ledger; publish_44b publishes it at
+# eval44b.release under its version (one folder, swapped in whole and not a Snakemake output, an older version kept
+# beside it, like the Doubting release: rules/package.smk)
 EVAL44B_STAGED = _e44.staged_release()
 # the scored arms: retrieval and fine-tuned arms, then cross-encoders, then the LLM
 EVAL44B_ARMS = _e44_arms(config)
+# the code, prompt, env and schema files whose sha256 manifest.json records: the release's version is frozen with
+# them (irdata/frozen.py)
+EVAL44B_CODE_FILES = _e44.code_files(workflow.basedir, config)
 
 
 wildcard_constraints:
@@ -193,7 +197,9 @@ rule package_44b:
     conda:
         "../envs/eval44b.yaml"
     params:
-        **stage_params("package_44b"),
+        # manifest.json records these files' sha256: each is hashed like a prompt
+        **stage_params("package_44b", files=EVAL44B_CODE_FILES),
+        code_files=EVAL44B_CODE_FILES,
     script:
         "../workflow_scripts/package_44b.py"
 

@@ -14,10 +14,8 @@ from irdata.provenance import sha256_file
 # the warning every release gets: no datePublished (a release holds no date, so that a rebuild gives the
 # same bytes)
 NO_DATE = '"https://schema.org/datePublished" is recommended'
-# Doubting's versions ("v0.1-preview") are not semantic versions
+# the releases' versions ("v0.1-preview", "v1") are not semantic versions
 NOT_SEMVER = "Version doesn't follow MAJOR.MINOR.PATCH"
-# 44b Eval is a frozen benchmark without a version
-NO_VERSION = '"https://schema.org/version" is recommended'
 # a build without a citation (eval44b.citation null: the 44b demo, whose data are invented)
 NO_CITATION = '"http://mlcommons.org/croissant/citeAs" is recommended'
 

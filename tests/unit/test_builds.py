@@ -7,9 +7,10 @@ import yaml
 
 from demo_config import REPO, demo_build, workflow_builds
 from irdata.builds import BuildError, declared_builds, deep_merge, name_defaults
-from irdata.doubting.manifest import file_hashes, record_ledger
+from irdata.doubting.manifest import file_hashes
 from irdata.doubting.stages import config_used
-from irdata.frozen import frozen_builds, frozen_notices, frozen_stop, next_version
+from irdata.frozen import doubting_release, next_version, release_notices, release_problems, release_stop
+from irdata.ledger import record_ledger
 from irdata.stage import canonical
 
 
@@ -46,20 +47,26 @@ def record_built(tmp_path, config, code=None) -> None:
                   canonical(config_used(config)), code)
 
 
+def frozen(config, root=REPO):
+    return release_problems([doubting_release("demo", config)], root)
+
+
 def test_a_version_recorded_with_another_config_is_named_in_one_line_per_build(tmp_path):
     demo = demo_build()
     record_built(tmp_path, demo)
-    assert frozen_builds({"demo": demo}, REPO) == []
+    assert frozen(demo) == []
     changed = json.loads(json.dumps(demo))
     changed["retrieval"]["dense"]["ef_search"] = 200
-    frozen = frozen_builds({"demo": changed}, REPO)
-    assert [b.keys for b in frozen] == [("retrieval.dense.ef_search",)]
-    assert frozen_notices(frozen) == [
+    problems = frozen(changed)
+    assert [p.problem for p in problems] == ["retrieval.dense.ef_search"]
+    assert release_notices(problems) == [
         "build demo: version v0.1-demo is frozen and retrieval.dense.ef_search changed; a real run that builds it "
         "would stop; set builds.demo.version (e.g. --config 'builds={demo: {version: v0.1-demo-2}}', or an overlay "
         "line)"]
-    stop = frozen_stop(frozen).splitlines()
+    stop = release_stop(problems).splitlines()
     assert len(stop) == 3 and "build demo: version v0.1-demo" in stop[1] and "retrieval.dense.ef_search" in stop[1]
+    assert stop[2] == ("    Set a new version: add --config 'builds={demo: {version: v0.1-demo-2}}' to the command, or "
+                       "`builds: {demo: {version: ...}}` to your overlay.")
 
 
 def test_a_module_or_prompt_change_is_caught_at_planning(tmp_path):
@@ -67,10 +74,23 @@ def test_a_module_or_prompt_change_is_caught_at_planning(tmp_path):
     (tmp_path / "prompts/grade.txt").write_text("Grade it.\n")
     demo = demo_build()
     record_built(tmp_path, demo, file_hashes(tmp_path, ["prompts/grade.txt"]))
-    assert frozen_builds({"demo": demo}, tmp_path) == []
+    assert frozen(demo, tmp_path) == []
     (tmp_path / "prompts/grade.txt").write_text("Grade it well.\n")
-    assert [b.keys for b in frozen_builds({"demo": demo}, tmp_path)] == [("code: prompts/grade.txt",)]
+    assert [p.problem for p in frozen(demo, tmp_path)] == ["code: prompts/grade.txt"]
 
 
 def test_the_suggested_version_follows_the_frozen_one():
     assert next_version("v1") == "v2" and next_version("v0.1-demo") == "v0.1-demo-2" and next_version("v0.9") == "v0.10"
+
+
+def test_the_suggested_version_is_none_the_ledger_records_or_a_folder_keeps(tmp_path):
+    demo = demo_build()
+    demo["doubting"]["package_dir"] = str(tmp_path / "results/demo")
+    for version in ("v0.1-demo-2", "v0.1-demo-3"):
+        record_ledger(tmp_path / "ledger.json", version, "ab" * 32, "results/x")
+    (tmp_path / "results/demo@v0.1-demo-4").mkdir(parents=True)  # kept aside, its ledger entry lost
+    record_built(tmp_path, demo)
+    changed = json.loads(json.dumps(demo))
+    changed["queries"] = "all"
+    [problem] = frozen(changed)
+    assert problem.fix == "--config 'builds={demo: {version: v0.1-demo-5}}'"

@@ -218,7 +218,8 @@ def test_other_44b_inputs_need_the_44b_identity(tmp_path):
     with pytest.raises(ConfigError) as info:
         own_identity(config, [REPO / "config.yaml", overlay])
     keys = [line.split(":")[0].strip() for line in str(info.value).splitlines()[1:]]
-    assert keys == ["eval44b.repo_id", "eval44b.ids_refer_to", "eval44b.corpus_description", "eval44b.license_note"]
+    assert keys == ["eval44b.version", "eval44b.repo_id", "eval44b.ids_refer_to", "eval44b.corpus_description",
+                    "eval44b.license_note"]
 
 
 def test_a_beir_folder_is_other_data_and_its_example_overlay_names_its_release(tmp_path):

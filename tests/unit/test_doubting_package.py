@@ -19,9 +19,11 @@ from snakemake.utils import validate
 from croissant_check import NO_DATE, NOT_SEMVER, check_croissant, croissant_records
 from irdata.doubting.acquisition_batches import unbatched
 from irdata.doubting.assemble import assemble, shard_paths_for
-from irdata.doubting.manifest import ReleaseFrozenError, code_files, planned_version_conflict
-from irdata.doubting.package import build_package, publish_package
+from irdata.doubting.manifest import MANIFEST, code_files
+from irdata.doubting.package import build_package
+from irdata.ledger import ReleaseFrozenError, planned_version_differences
 from irdata.provenance import sha256_file
+from irdata.publish import publish_version
 from synthetic_doubting import Work, edge_cases, synthetic_split, write_qrels
 
 REPO = Path(__file__).resolve().parents[2]
@@ -42,6 +44,7 @@ CARD_SCHEMA = {
 SPLITS = {"qrels": ["train", "dev"], "judgments": ["train", "dev"], "train_queries": ["train"],
           "dev_queries": ["dev"], "generated_answers": ["train"]}
 BATCH_DESCRIPTIONS = {"train": {"train-pilot": "a pilot run"}, "dev": {}}
+VERSION_KEY = "builds.demo.version"
 
 
 # the keys that name a release, as a build named for MS MARCO sets them (irdata/builds.py defaults them from a
@@ -87,8 +90,8 @@ def build(root: Path, kw: dict, version="v0.1-test", repo_id="Shroedingercat/dou
     manifest = build_package(root / "assembled", root / "staged", version, repo_id, base / "inputs.json",
                              base / "llm_identity.json", config_used(version, kw["grading"], **doubting),
                              REPO, code_files(REPO), BATCH_DESCRIPTIONS, ledger,
-                             write_run(root / "assembled", root / "bm25_dev.trec"), package_dir=root / out)
-    publish_package(root / "staged", root / out, ledger)
+                             write_run(root / "assembled", root / "bm25_dev.trec"), version_key=VERSION_KEY)
+    publish_version(root / "staged", root / out, ledger, "stage_release", MANIFEST, VERSION_KEY)
     return manifest
 
 
@@ -464,7 +467,7 @@ def test_release_version_is_frozen(tmp_path):
     first = (tmp_path / "pkg/SHA256SUMS").read_bytes()
     build(tmp_path, kw, version="v1", ledger=ledger)                      # same content: fine
     assert (tmp_path / "pkg/SHA256SUMS").read_bytes() == first
-    with pytest.raises(ReleaseFrozenError, match="bump doubting.version"):
+    with pytest.raises(ReleaseFrozenError, match="set a new builds.demo.version"):
         build(tmp_path, kw, version="v1", repo_id="someone/else", ledger=ledger)
     assert (tmp_path / "pkg/SHA256SUMS").read_bytes() == first           # the built release is untouched
     assert not [p for p in tmp_path.iterdir() if p.name.startswith((".pkg.", ".staged."))]   # no temp folder left
@@ -475,29 +478,24 @@ def test_release_version_is_frozen(tmp_path):
     assert json.loads((tmp_path / "pkg/MANIFEST.json").read_text())["version"] == "v2"
 
 
-def test_a_version_frozen_with_another_config_is_refused_at_planning(tmp_path):
+def test_the_ledger_keeps_the_config_planning_compares(tmp_path):
     """The ledger keeps the config MANIFEST.json records; planning compares it with the config about to be
-    built: another config can only give other content, so it is named before any stage runs."""
+    built (irdata/frozen.py): another config can only give other content."""
     kw = edge_cases(tmp_path / "w")
     ledger = tmp_path / "ledger.json"
     manifest = build(tmp_path, kw, version="v1", ledger=ledger)
     recorded = json.loads(ledger.read_text())["releases"]["v1"]
     assert recorded["config"] == manifest["config"] == config_used("v1", kw["grading"])
     same = config_used("v1", kw["grading"])
-    assert planned_version_conflict(ledger, "v1", same) is None
-    assert planned_version_conflict(ledger, "v2", {**same, "queries": "all"}) is None  # a new version
+    assert planned_version_differences(ledger, "v1", same) == []
+    assert planned_version_differences(ledger, "v2", {**same, "queries": "all"}) == []  # a new version
     other = json.loads(json.dumps(same))
     other["doubting"]["shards"]["train"] = 7
-    message = planned_version_conflict(ledger, "v1", other)
-    assert message.startswith(f"doubting.version v1 is frozen: the release ledger {ledger} records it built with "
-                              "another config (doubting.shards.train: 500 then, 7 now).")
-    assert len(message.splitlines()) == 2 and "Set doubting.version to a new version" in message
-    many = {**other, "queries": "all", "retrieval": {}, "annotation": {}}
-    assert planned_version_conflict(ledger, "v1", many).splitlines()[0].endswith(" more).")
+    assert planned_version_differences(ledger, "v1", other) == [("doubting.shards.train", 500, 7)]
     # a version recorded before the ledger kept configs: only stage_release's content check applies
     del recorded["config"]
     ledger.write_text(json.dumps({"releases": {"v1": recorded}}))
-    assert planned_version_conflict(ledger, "v1", other) is None
+    assert planned_version_differences(ledger, "v1", other) == []
 
 
 # -- a build with empty splits: a small model grades nothing 2-3 ----------------------------------

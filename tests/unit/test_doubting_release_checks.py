@@ -168,9 +168,9 @@ def test_stage_release_refuses_work_built_from_other_inputs(tmp_path):
             write_run(tmp_path / "assembled", tmp_path / "bm25_dev.trec"))
     other, _ = raw_inputs(tmp_path / "production")
     with pytest.raises(InputError, match="built from other inputs than the config names"):
-        build_package(*args, raw_inputs=other)
+        build_package(*args, raw_inputs=other, version_key="builds.demo.version")
     assert not (tmp_path / "staged").exists() and not (tmp_path / "ledger.json").exists()
-    build_package(*args, raw_inputs=paths)
+    build_package(*args, raw_inputs=paths, version_key="builds.demo.version")
     assert (tmp_path / "staged/MANIFEST.json").exists()
 
 

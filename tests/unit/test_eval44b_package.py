@@ -14,7 +14,7 @@ import pytest
 import yaml
 from snakemake.utils import validate
 
-from croissant_check import NO_CITATION, NO_DATE, NO_VERSION, check_croissant, croissant_records
+from croissant_check import NO_CITATION, NO_DATE, NOT_SEMVER, check_croissant, croissant_records
 from irdata.atomic import write_json_atomic, write_jsonl_atomic
 from irdata.eval44b.arms import Bm25Scorer
 from irdata.eval44b.card import card_markdown
@@ -28,7 +28,8 @@ from irdata.eval44b.queries import write_queries
 from irdata.eval44b.score import run_arm
 from irdata.eval44b.screen import Screen
 from irdata.eval44b.split import SPLITS, split_papers
-from irdata.eval44b.stages import CARD_KEYS, card_settings
+from irdata.eval44b.stages import CARD_KEYS, VERSION_KEY, card_settings
+from irdata.eval44b.wiring import code_files
 from irdata.json_files import read_jsonl
 from irdata.prompts import Prompt
 from printed_commands import code_blocks
@@ -137,10 +138,11 @@ def release_settings(**keys) -> dict:
 REPO_ID = release_settings()["repo_id"]
 
 
-def build(folder, settings=SCORING, mining=MINING, llm_arm=None, llm_gate=None, release=None):
-    """The release of the demo inputs under `folder`, scored by the random and BM25 arms and, given its
+def build(folder, settings=SCORING, mining=MINING, llm_arm=None, llm_gate=None, release=None, version="v1"):
+    """The release `version` of the demo inputs under `folder`, scored by the random and BM25 arms and, given its
     settings `llm_arm` (tests/unit/test_eval44b_llm_arm.py), the LLM arm, held to `llm_gate`; `release`:
-    what the card says the release is (default: the real benchmark's, the schema's defaults)."""
+    what the card says the release is (default: the real benchmark's, the schema's defaults). Its release ledger:
+    work/ledger.json under `folder`."""
     p_in, r_in = demo_inputs(folder)
     w = folder / "work"
     split_papers(
@@ -222,7 +224,12 @@ def build(folder, settings=SCORING, mining=MINING, llm_arm=None, llm_gate=None, 
         queries_report=w / "queries/report.json",
         arms=arms,
         **out,
+        code_files=code_files(REPO, {"eval44b": {"scoring": {"llm": {"enabled": llm_arm is not None}}}}),
         settings={
+            "version": version,
+            "version_key": VERSION_KEY,
+            "ledger": w / "ledger.json",
+            "config": {"eval44b": {"version": version, "release": "results/44b-eval"}},
             "split": {"train_below": 0.8, "val_below": 0.9},
             "unresolvable_schemes": ["web"],
             "mining_recipe": mining,
@@ -314,7 +321,7 @@ def test_sha256sums_pass_gnu_check(built):
 
 def test_croissant_describes_every_file_and_reads_the_rows(built):
     _, out = built
-    dataset = check_croissant(out["sums"].parent, (NO_DATE, NO_VERSION))
+    dataset = check_croissant(out["sums"].parent, (NO_DATE, NOT_SEMVER))
     rows = [json.loads(line) for line in open(out["test"])]
     # a key a row lacks (resolvable of a resolvable candidate) reads as null
     for ref in (ref for row in rows for ref in [row["positive"], *row["negatives"]]):
@@ -492,7 +499,7 @@ def test_a_build_with_invented_ids_says_so_first_and_gives_no_fetch_or_citation(
     croissant = json.loads(out["croissant"].read_text())
     assert "citeAs" not in croissant and croissant["license"] == release["license"]
     assert croissant["description"].startswith("Not the 44b Eval benchmark")
-    check_croissant(out["sums"].parent, (NO_DATE, NO_VERSION, NO_CITATION))
+    check_croissant(out["sums"].parent, (NO_DATE, NOT_SEMVER, NO_CITATION))
     # the How to use Python still runs as printed (the plain JSON lines block)
     block = next("\n".join(b.lines) for b in code_blocks("README.md", card)
                  if b.language == "python" and "json.loads" in "\n".join(b.lines) and "ranks" not in "\n".join(b.lines))
@@ -605,3 +612,41 @@ def test_the_card_is_the_stored_one(built):
     a change to its wording or formats shows here first. After an intended change, regenerate the file."""
     _, out = built
     assert out["card"].read_text(encoding="utf-8") == GOLDEN_CARD.read_text(encoding="utf-8")
+
+
+def test_the_release_is_versioned_as_a_doubting_release_is(tmp_path, monkeypatch):
+    """manifest.json, croissant.json and the card carry the version, the manifest the config and code it is frozen
+    with; package_44b refuses other content under a version the ledger records, before the staged release is
+    replaced; publish_44b publishes under the version, an older one kept beside the folder."""
+    from irdata.eval44b.publish_run import publish
+    from irdata.ledger import ReleaseFrozenError
+
+    manifest, out = build_in(tmp_path / "a", monkeypatch)
+    assert manifest["version"] == "v1" and manifest["config"]["eval44b"]["version"] == "v1"
+    assert {"rules/eval44b.smk", "workflow_scripts/mine_negatives.py", "workflow_scripts/irdata/eval44b/mining.py",
+            "schemas/eval44b.schema.yaml"} <= set(manifest["code"])
+    assert not {"workflow_scripts/agent_search.py", "schemas/doubting.schema.yaml"} & set(manifest["code"])
+    assert json.loads(out["croissant"].read_text())["version"] == "v1"
+    assert "This is release v1: its files are frozen by the checksums in SHA256SUMS" in out["card"].read_text()
+    settings = {"release": "results/44b-eval", "ledger": "work/ledger.json", "version_key": VERSION_KEY}
+
+    def published(record):
+        return publish(staged_files=[], staged="release", record=record, settings=settings)
+
+    assert published("work/published.json")["before"] is None
+    ledger = json.loads(Path("work/ledger.json").read_text())["releases"]
+    assert ledger["v1"]["config"] == manifest["config"] and ledger["v1"]["code"] == manifest["code"]
+    first = Path("results/44b-eval/SHA256SUMS").read_bytes()
+
+    other = {**MINING, "seed": 1}
+    with pytest.raises(ReleaseFrozenError, match=r"work/ledger\.json: release v1 was already built with different "
+                       r"content .* set a new eval44b\.version"):
+        build(Path("."), mining=other)
+    assert Path("release/SHA256SUMS").read_bytes() == first  # the staged release is the published one still
+    build(Path("."), mining=other, version="v2")
+    record = published("work/published.json")
+    assert (record["before"], record["set_aside"]) == ("v1", "results/44b-eval@v1")
+    assert Path("results/44b-eval@v1/SHA256SUMS").read_bytes() == first
+    assert json.loads(Path("results/44b-eval/manifest.json").read_text())["version"] == "v2"
+    for folder in ("results/44b-eval", "results/44b-eval@v1"):
+        subprocess.run(["sha256sum", "-c", "--strict", "--quiet", "SHA256SUMS"], cwd=folder, check=True)

@@ -1,6 +1,7 @@
 """Publishing a release (irdata.publish, both releases): all or nothing under SIGKILL at every step, a staged
 file that differs from SHA256SUMS or is not listed there is refused naming it, and a failed clean-up of the
-old folder leaves the new one published."""
+old folder leaves the new one published. Under its version: an older version is kept beside the folder, a user's
+files in it and an earlier version coming back over a later one are refused before anything moves."""
 
 import json
 import os
@@ -15,10 +16,10 @@ import pytest
 
 from irdata import atomic
 from irdata.atomic import leftovers
-from irdata.doubting.package import publish_package
 from irdata.errors import InputError
+from irdata.ledger import ReleaseFrozenError
 from irdata.provenance import sha256sums_text
-from irdata.publish import SHA256SUMS, publish_release, read_sha256sums
+from irdata.publish import SHA256SUMS, planned_swap, publish_release, publish_version, read_sha256sums
 
 
 def publish_in_child(publish, kill_at: int = 0, exchange_refused: bool = False, started=None) -> tuple[int, int]:
@@ -161,30 +162,117 @@ def test_a_kill_during_the_copy_of_a_large_file_leaves_a_whole_release(tmp_path)
     assert set(found) <= {"old", "new"} and found["old"], found
 
 
+def versioned(folder: Path, version: str, files: dict[str, bytes], manifest="MANIFEST.json") -> bytes:
+    """A staged release of `version`: `files`, a manifest that records the version, and their SHA256SUMS."""
+    return stage(folder, {**files, manifest: json.dumps({"version": version, "config": {"k": version}}).encode()})
+
+
+def publish(staged: Path, dest: Path, ledger: Path, manifest="MANIFEST.json") -> dict:
+    return publish_version(staged, dest, ledger, "stage", manifest, "builds.x.version")
+
+
 def test_a_kill_while_a_new_version_is_published_keeps_the_old_one_aside(tmp_path):
-    """The Doubting release (publish_package): v1 published, v2 staged; after each kill at each step the
-    folder holds v1 or v2 whole and `rel@v1` is absent or v1 whole; the rerun leaves v2, rel@v1 and the ledger."""
+    """v1 published, v2 staged; after each kill at each step the folder holds v1 or v2 whole and `rel@v1` is absent
+    or v1 whole; the rerun leaves v2, rel@v1 and the ledger."""
     results = tmp_path / "results"
     dest, ledger = results / "rel", results / "ledger.json"
-    releases = {version: stage(tmp_path / version, {**files, "MANIFEST.json": json.dumps(
-                    {"version": version, "config": {}}).encode()})
-                for version, files in (("v1", OLD), ("v2", NEW))}
+    releases = {version: versioned(tmp_path / version, version, files) for version, files in (("v1", OLD), ("v2", NEW))}
     found, kill_at = Counter(), 1
     while True:
         shutil.rmtree(results, ignore_errors=True)
-        publish_package(tmp_path / "v1", dest, ledger)
-        killed, steps = publish_in_child(lambda: publish_package(tmp_path / "v2", dest, ledger), kill_at)
+        publish(tmp_path / "v1", dest, ledger)
+        killed, steps = publish_in_child(lambda: publish(tmp_path / "v2", dest, ledger), kill_at)
         if not killed:
             break
         assert state(results / "rel@v1", releases) in ("missing", "v1"), kill_at
         found[state(dest, releases)] += 1
-        publish_package(tmp_path / "v2", dest, ledger)
+        publish(tmp_path / "v2", dest, ledger)
         assert state(dest, releases) == "v2" and state(results / "rel@v1", releases) == "v1", kill_at
         assert sorted(os.listdir(results)) == ["ledger.json", "rel", "rel@v1"], kill_at
         assert set(json.loads(ledger.read_text())["releases"]) == {"v1", "v2"}
         kill_at += 1
-    print(f"\npublish_package: {steps} kill points, states {dict(found)}")
+    print(f"\npublish_version: {steps} kill points, states {dict(found)}")
     assert set(found) <= {"v1", "v2"} and found["v1"] and found["v2"], found
+
+
+@pytest.mark.parametrize("manifest", ["MANIFEST.json", "manifest.json"])  # the Doubting release's, the 44b Eval's
+def test_a_new_version_keeps_the_old_one_beside_the_folder_and_says_so(tmp_path, manifest):
+    results = tmp_path / "results"
+    dest, ledger = results / "rel", results / "ledger.json"
+    v1 = versioned(tmp_path / "v1", "v1", OLD, manifest)
+    v2 = versioned(tmp_path / "v2", "v2", NEW, manifest)
+    first = publish(tmp_path / "v1", dest, ledger, manifest)
+    assert (first["before"], first["set_aside"]) == (None, None)
+    again = publish(tmp_path / "v1", dest, ledger, manifest)  # the same content again: nothing set aside
+    assert (again["before"], again["set_aside"]) == ("v1", None) and not (results / "rel@v1").exists()
+    second = publish(tmp_path / "v2", dest, ledger, manifest)
+    assert second == {"version": "v2", "sha256sums_sha256": second["sha256sums_sha256"], "package": str(dest),
+                      "before": "v1", "set_aside": str(results / "rel@v1")}
+    assert state(dest, {"v2": v2}) == "v2" and state(results / "rel@v1", {"v1": v1}) == "v1"
+    recorded = json.loads(ledger.read_text())["releases"]
+    assert recorded["v2"]["config"] == {"k": "v2"} and recorded["v2"]["package"] == str(dest)
+    # a release published before versions (its manifest records none) is kept as rel@unversioned
+    stage(tmp_path / "old", OLD)
+    shutil.rmtree(results)
+    publish_release(tmp_path / "old", dest, "stage")
+    assert publish(tmp_path / "v2", dest, ledger, manifest)["before"] == "unversioned"
+    assert sorted(os.listdir(results)) == ["ledger.json", "rel", "rel@unversioned"]
+
+
+def test_a_users_files_in_the_published_folder_are_refused_naming_them_before_anything_moves(tmp_path):
+    results = tmp_path / "results"
+    dest, ledger = results / "rel", results / "ledger.json"
+    v1 = versioned(tmp_path / "v1", "v1", OLD)
+    versioned(tmp_path / "v2", "v2", NEW)
+    publish(tmp_path / "v1", dest, ledger)
+    (dest / "my-notes.txt").write_text("mine")
+    (dest / "data/extra.jsonl").write_text("{}\n")
+    assert planned_swap(dest, "v2", {"v1": {}}, "MANIFEST.json").unlisted == ("data/extra.jsonl", "my-notes.txt")
+    for version in ("v1", "v2"):  # the same version again would drop them, a new one move them aside
+        with pytest.raises(InputError, match=r"rel: .*rel holds files its SHA256SUMS does not list: data/extra\.jsonl,"
+                           r" my-notes\.txt; .* move them out of .*rel, then run again"):
+            publish(tmp_path / version, dest, ledger)
+    assert (dest / "my-notes.txt").read_text() == "mine" and not (results / "rel@v1").exists()
+    assert set(json.loads(ledger.read_text())["releases"]) == {"v1"}
+    (dest / "my-notes.txt").unlink()
+    (dest / "data/extra.jsonl").unlink()
+    assert state(dest, {"v1": v1}) == "v1"
+    publish(tmp_path / "v2", dest, ledger)
+    # a folder that is no release at all (no SHA256SUMS) is not published over either
+    shutil.rmtree(results)
+    (results / "rel").mkdir(parents=True)
+    (results / "rel/thesis.tex").write_text("mine")
+    with pytest.raises(InputError, match=r"does not list: thesis\.tex"):
+        publish(tmp_path / "v1", dest, ledger)
+
+
+def test_an_earlier_version_is_not_published_back_over_a_later_one(tmp_path):
+    """After `--config` set v2, a plain run on the config's v1: refused, naming both and the two ways on."""
+    results = tmp_path / "results"
+    dest, ledger = results / "rel", results / "ledger.json"
+    v1 = versioned(tmp_path / "v1", "v1", OLD)
+    v2 = versioned(tmp_path / "v2", "v2", NEW)
+    publish(tmp_path / "v1", dest, ledger)
+    publish(tmp_path / "v2", dest, ledger)
+    with pytest.raises(InputError, match=r"rel: holds release v2; publishing v1, which the release ledger .* records "
+                       r"as published before, would put it back in its place. To build v2, run with the config it "
+                       r"was built with; to publish v1 there again, move .*rel away first"):
+        publish(tmp_path / "v1", dest, ledger)
+    assert state(dest, {"v2": v2}) == "v2"
+    dest.rename(results / "rel-v2")  # moved away by hand: v1 is published there again, rel@v1 stays as it was
+    assert publish(tmp_path / "v1", dest, ledger)["before"] is None
+    assert state(dest, {"v1": v1}) == "v1" == state(results / "rel@v1", {"v1": v1})
+
+
+def test_a_version_is_not_published_with_other_content_than_its_ledger_records(tmp_path):
+    results = tmp_path / "results"
+    dest, ledger = results / "rel", results / "ledger.json"
+    versioned(tmp_path / "v1", "v1", OLD)
+    publish(tmp_path / "v1", dest, ledger)
+    versioned(tmp_path / "v1b", "v1", NEW)
+    with pytest.raises(ReleaseFrozenError, match=r"ledger\.json: release v1 was already built with different content "
+                       r".* set a new builds\.x\.version to build new content"):
+        publish(tmp_path / "v1b", dest, ledger)
 
 
 @pytest.fixture
@@ -250,3 +338,10 @@ def test_a_failed_removal_of_the_old_folder_leaves_the_new_one_published(tmp_pat
     monkeypatch.setattr(atomic.shutil, "rmtree", rmtree)
     publish_release(tmp_path / "new", dest, "stage")  # the next run removes the leftover
     assert state(dest, {"new": new}) == "new" and os.listdir(dest.parent) == ["rel"]
+
+
+def test_a_staged_release_without_a_version_is_refused_naming_it(tmp_path):
+    stage(tmp_path / "old", {**OLD, "manifest.json": b"{}"})
+    with pytest.raises(InputError, match=r"old/manifest\.json: records no version: .*rerun stage"):
+        publish(tmp_path / "old", tmp_path / "results/rel", tmp_path / "ledger.json", "manifest.json")
+    assert not (tmp_path / "results").exists()

@@ -45,13 +45,11 @@ JOBS = {"agent_search": lambda config: SPLITS, "grade": lambda config: SPLITS,
 NOT_READ = {
     # connection and runtime: servers, timeouts, concurrency change no output (irdata.llm.settings)
     **{f"llm.{key}": "connection" for key in CONNECTION_SETTINGS},
-    # input files and output folders: rules name them as inputs or outputs, which rerun or move jobs
-    "eval44b.papers": "input file of split_papers",
-    "eval44b.reviews": "input file of split_papers",
 }
 
 RELEASE = {"stage_release"}  # MANIFEST.json records the whole config but the connection settings
 REPORT = {"report_doubting", "report_downstream"}
+RELEASE_44B = {"package_44b"}  # manifest.json records the eval44b section whole (eval44b.stages.config_used)
 ARMS = {"score_arms", "package_44b"}  # the package records each arm's settings
 FINE_TUNES = {"fine_tune_44b_cross_encoder", "fine_tune_44b_bi_encoder"}
 LLM_STAGES = {"agent_search", "grade", "generate_answer", "wood", "audit_labels", "llm_identity"}
@@ -144,9 +142,11 @@ EXPECTED = {
     "retrieval.dense.query_cache": DENSE_SEARCH,
     "retrieval.rrf_k": DENSE_SEARCH,
     # eval44b
-    **{f"eval44b.{key}": {"split_papers"} for key in ("format", "salt", "key_format")},
+    # the input files: rules name them as inputs, which rerun split_papers; the manifest records their paths
+    **{f"eval44b.{key}": RELEASE_44B for key in ("papers", "reviews")},
+    **{f"eval44b.{key}": {"split_papers"} | RELEASE_44B for key in ("format", "salt", "key_format")},
     **{f"eval44b.split.{key}": {"split_papers", "package_44b"} for key in ("train_below", "val_below")},
-    "eval44b.min_query_chars": {"select_queries"},
+    "eval44b.min_query_chars": {"select_queries"} | RELEASE_44B,
     "eval44b.mining.negatives": MINING | ARMS | FINE_TUNES,
     **{f"eval44b.mining.{key}": MINING for key in ("mix.dense", "mix.lexical", "depth", "pool", "seed",
                                                    "title_normalisation", "title_threshold", "batch_size",
@@ -160,20 +160,24 @@ EXPECTED = {
     **{f"eval44b.scoring.{key}": ARMS | FINE_TUNES for key in ("query_chars", "document_chars", "seed",
                                                               "record_timing")},
     **{f"eval44b.scoring.{key}": ARMS for key in ("arms", "cross_encoders", "llm.enabled", "llm.max_queries")},
-    **{f"eval44b.finetune.{key}": FINE_TUNES for key in ("base_model", "seed", "threads", "val_queries", "device",
-                                                         "precision", "mini_batch_size", "gpus", "save_steps")},
+    **{f"eval44b.finetune.{key}": FINE_TUNES | RELEASE_44B
+       for key in ("base_model", "seed", "threads", "val_queries", "device", "precision", "mini_batch_size", "gpus",
+                   "save_steps")},
     "eval44b.finetune.batch_size": FINE_TUNES | ARMS,
-    **{f"eval44b.finetune.{kind}.{key}": {f"fine_tune_44b_{kind}"}
+    **{f"eval44b.finetune.{kind}.{key}": {f"fine_tune_44b_{kind}"} | RELEASE_44B
        for kind in ("cross_encoder", "bi_encoder") for key in FINETUNE_OWN},
     **{f"eval44b.finetune.{kind}.max_length": {f"fine_tune_44b_{kind}"} | ARMS
        for kind in ("cross_encoder", "bi_encoder")},
-    "eval44b.finetune.bi_encoder.scale": {"fine_tune_44b_bi_encoder"},
+    "eval44b.finetune.bi_encoder.scale": {"fine_tune_44b_bi_encoder"} | RELEASE_44B,
     "eval44b.unresolvable_schemes": {"package_44b"},
     # what the card and croissant.json say the release is
     **{f"eval44b.{key}": {"package_44b"} for key in ("repo_id", "on_hub", "ids_refer_to", "corpus_description",
                                                       "license", "license_note", "citation")},
     # the folder it publishes to, like doubting.package_dir, from which its card loads a build not on the Hub
     "eval44b.release": {"publish_44b", "package_44b"},
+    # the version it is built under, and the ledger that freezes it (checked at staging, recorded when published)
+    "eval44b.version": RELEASE_44B,
+    "eval44b.release_ledger": {"publish_44b"} | RELEASE_44B,
 }
 
 # values for keys whose schema does not say enough to perturb them

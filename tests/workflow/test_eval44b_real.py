@@ -20,7 +20,7 @@ import pytest
 import yaml
 from snakemake.utils import validate
 
-from croissant_check import NO_DATE, NO_VERSION, check_croissant
+from croissant_check import NO_DATE, NOT_SEMVER, check_croissant
 from irdata.eval44b.card_hub import size_category
 from irdata.eval44b.stages import CARD_KEYS
 from release_loading import load_every_config
@@ -97,6 +97,7 @@ def iclr_build(tmp_path_factory):
             "reviews": str(data / "reviews.jsonl"),
             "format": "openreview-iclr",
             "release": RELEASE,
+            "version": "v0.1-iclr",  # its own release, beside the demo's (irdata/demo_identity.py)
             # byte-comparable arms; the LLM arm (SmolLM2-135M on a CPU, ~30 s a query) is left out
             "scoring": {"record_timing": False, "llm": {"enabled": False}},
             "finetune": FINETUNE,
@@ -105,8 +106,10 @@ def iclr_build(tmp_path_factory):
     }
     (wf.root / "iclr.yaml").write_text(yaml.safe_dump(extra))
     # the published folder is no Snakemake output: publish_44b's record is the target (rules/eval44b.smk)
-    wf.snakemake("publish_44b", "--cores", "2", "--configfile", "iclr.yaml", timeout=3000)
+    proc = wf.snakemake("publish_44b", "--cores", "2", "--configfile", "iclr.yaml", timeout=3000)
     assert sorted(path.name for path in (wf.root / RELEASE).iterdir()) == sorted(FILES)
+    # the run's last lines say what it published where
+    assert f"44b Eval: published release v0.1-iclr at {RELEASE}." in proc.stderr.splitlines()[-4:], proc.stderr[-2000:]
     return wf
 
 
@@ -195,7 +198,7 @@ def test_iclr_release_keeps_the_card_invariants(iclr_build):
 
     if shutil.which("sha256sum"):
         subprocess.run(["sha256sum", "-c", "--strict", "--quiet", "SHA256SUMS"], cwd=rel, check=True)
-    check_croissant(rel, (NO_DATE, NO_VERSION))
+    check_croissant(rel, (NO_DATE, NOT_SEMVER))
     print(
         "\n44b on ICLR:",
         json.dumps({"counts": counts, "disjointness": {k: v for k, v in proof.items() if not k.endswith("_ids")}}),
@@ -223,7 +226,9 @@ def test_iclr_mining_and_scoring_rerun_byte_identical(iclr_build):
 
 def test_iclr_cross_encoder_brought_by_path_scores_like_the_trained_arm(iclr_build):
     """A user's cross-encoder arm (eval44b.scoring.cross_encoders) pointing at a copy of the model the
-    workflow trained gives the fine-tuned arm's ranks, on the same 9-candidate sets."""
+    workflow trained gives the fine-tuned arm's ranks, on the same 9-candidate sets. Another arm is another release:
+    under the published version a real run stops before its first job; under a new one it is published, the first
+    kept beside it, as the run's last lines say."""
     wf = iclr_build
     shutil.copytree(wf.root / "work/eval44b/models/cross_encoder", wf.root / "brought-reranker")
     spec = {"name": "brought", "model": "brought-reranker", "max_length": FINETUNE["cross_encoder"]["max_length"]}
@@ -231,7 +236,18 @@ def test_iclr_cross_encoder_brought_by_path_scores_like_the_trained_arm(iclr_bui
     config["eval44b"]["scoring"]["cross_encoders"] = [spec]
     (wf.root / "brought.yaml").write_text(yaml.safe_dump(config))
     arm = "work/eval44b/arms/cross_encoder-brought.json"
-    wf.snakemake(arm, "--cores", "2", "--configfile", "brought.yaml")
+    frozen = wf.snakemake(arm, "--cores", "2", "--configfile", "brought.yaml", check=False)
+    assert frozen.returncode != 0 and "Frozen release versions" in frozen.stderr and not (wf.root / arm).exists()
+    assert "add --config 'eval44b={version: v0.1-iclr-2}' to the command" in frozen.stderr
+    first = (wf.root / RELEASE / "SHA256SUMS").read_bytes()
+    proc = wf.snakemake("publish_44b", "--cores", "2", "--configfile", "brought.yaml", "--config",
+                        "eval44b={version: v0.1-iclr-2}")
+    assert (f"44b Eval: published release v0.1-iclr-2 at {RELEASE}; release v0.1-iclr, published there before, is "
+            f"kept at {RELEASE}@v0.1-iclr.") in proc.stderr.splitlines()[-4:], proc.stderr[-2000:]
+    assert (wf.root / f"{RELEASE}@v0.1-iclr/SHA256SUMS").read_bytes() == first
+    for folder in (RELEASE, f"{RELEASE}@v0.1-iclr"):
+        subprocess.run(["sha256sum", "-c", "--strict", "--quiet", "SHA256SUMS"], cwd=wf.root / folder, check=True)
+    assert "cross_encoder-brought" in (wf.root / RELEASE / "results.jsonl").read_text()
     brought = json.loads((wf.root / arm).read_text())
     trained = json.loads((wf.root / "work/eval44b/arms/finetuned_cross_encoder.json").read_text())
     assert brought["ranks"] == trained["ranks"] and brought["metrics"] == trained["metrics"]

@@ -70,7 +70,7 @@ COMMANDS = {
     '.venv/bin/snakemake --profile profiles/local -n --configfile config.yaml ef-search.yaml | grep -E '
     '"^rule|reason:|frozen"': RUN,
     ".venv/bin/snakemake --profile profiles/local --configfile config.yaml ef-search.yaml --config "
-    "'builds={demo: {version: v0.2-demo}}'": DRY,
+    "'builds={demo: {version: v0.2-demo}}' 'eval44b={version: v0.2-demo}'": DRY,
     "snakemake demo": DRY,
     ".venv/bin/snakemake --profile profiles/local --configfile config.yaml my-data.yaml my-server.yaml": DRY,
     "snakemake --profile profiles/slurm doubting --configfile config.yaml config/production.yaml "

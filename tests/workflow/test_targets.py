@@ -70,7 +70,7 @@ def frozen_ledger(workflow) -> None:
     recorded["queries"] = "all"
     ledger = workflow.root / "work/doubting-release-ledger.json"
     ledger.parent.mkdir(parents=True, exist_ok=True)
-    ledger.write_text(json.dumps({"releases": {"v0.1-demo": {"sha256sums_sha256": "ab",
+    ledger.write_text(json.dumps({"releases": {"v0.1-demo": {"sha256sums_sha256": "ab" * 32,
                                                             "package": "results/doubting-ms-marco",
                                                             "config": recorded}}}))
 

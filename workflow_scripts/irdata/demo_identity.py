@@ -26,7 +26,7 @@ OWN_IDENTITY = {
     "doubting": (RAW_FILE_KEYS,
                  ("version", "repo_id", "corpus_description", "license_note", "acquisition_batches.train.default",
                   "acquisition_batches.dev.default")),
-    "eval44b": (("papers", "reviews"), ("repo_id", "ids_refer_to", "corpus_description", "license_note")),
+    "eval44b": (("papers", "reviews"), ("version", "repo_id", "ids_refer_to", "corpus_description", "license_note")),
 }
 
 

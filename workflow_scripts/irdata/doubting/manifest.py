@@ -10,22 +10,17 @@
   identical inputs give identical bytes.
 - SHA256SUMS: GNU `sha256sum` format (`<hex>  <relative path>`), sorted by path, every file of the
   package but itself; `sha256sum -c --strict SHA256SUMS` passes in the package folder.
-- Release ledger: a JSON file outside Snakemake's outputs (Snakemake deletes outputs before a
-  rerun) recording, per version, the sha256 of the package's SHA256SUMS. Building a version again
-  with different content is refused.
+- Release ledger: irdata/ledger.py (both releases); planned_code_differences compares the code it records.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import glob
-import hashlib
-import json
 from collections import Counter
 from pathlib import Path
 
-from ..atomic import remove_leftovers, write_json_atomic
-from ..json_files import read_json
+from ..ledger import read_ledger
 from ..provenance import script_files, sha256_file, sha256sums_text
 
 MANIFEST = "MANIFEST.json"
@@ -157,61 +152,6 @@ def write_sha256sums(folder) -> str:
     return text
 
 
-class ReleaseFrozenError(RuntimeError):
-    pass
-
-
-def content_hash(sha256sums_text: str) -> str:
-    return hashlib.sha256(sha256sums_text.encode("utf-8")).hexdigest()
-
-
-def read_ledger(path) -> dict:
-    path = Path(path)
-    if not path.exists():
-        return {"releases": {}}
-    return read_json(path)
-
-
-def check_ledger(path, version: str, digest: str) -> bool:
-    """True when `version` is new, False when it is recorded with this same content; raise otherwise."""
-    recorded = read_ledger(path)["releases"].get(version)
-    if recorded is None:
-        return True
-    if recorded["sha256sums_sha256"] != digest:
-        raise ReleaseFrozenError(
-            f"release {version} was already built with different content (release ledger {path}: sha256 of "
-            f"SHA256SUMS {recorded['sha256sums_sha256']}, this build {digest}). A release version is frozen: bump "
-            "doubting.version in the config to build new content under a new version.")
-    return False
-
-
-def record_ledger(path, version: str, digest: str, package_dir: str, config: dict | None = None,
-                  code: dict | None = None) -> None:
-    """Record `version` with its content hash, `config` (MANIFEST.json's config, planned_version_conflict) and
-    `code` (MANIFEST.json's sha256 of each code, prompt, env and schema file, planned_code_differences)."""
-    remove_leftovers(path)  # the temporary file of a publish killed while it wrote the ledger
-    ledger = read_ledger(path)
-    ledger["releases"][version] = {"sha256sums_sha256": digest, "package": str(package_dir),
-                                   **({"config": config} if config is not None else {}),
-                                   **({"code": code} if code is not None else {})}
-    write_json_atomic(path, ledger)
-
-
-def _differences(recorded, current, path=()) -> list[tuple[str, object, object]]:
-    """(key path, recorded value, current value) of every leaf where two configs differ."""
-    if isinstance(recorded, dict) and isinstance(current, dict):
-        return [d for key in sorted(set(recorded) | set(current), key=str)
-                for d in _differences(recorded.get(key), current.get(key), (*path, str(key)))]
-    return [] if recorded == current else [(".".join(path), recorded, current)]
-
-
-def planned_version_differences(path, version: str, config: dict) -> list[tuple[str, object, object]]:
-    """(key path, recorded value, current value) of each config key in which building `config` as `version`
-    differs from the config the release ledger at `path` records for it; empty when it records none."""
-    recorded = read_ledger(path)["releases"].get(version, {}).get("config")
-    return [] if recorded is None else _differences(recorded, config)
-
-
 def planned_code_differences(path, version: str, root) -> list[str]:
     """The code, prompt, env and schema files (relative to the workflow folder `root`) whose bytes differ from
     those the release ledger at `path` records for `version` (a file gone counts): building `version` now would
@@ -219,26 +159,3 @@ def planned_code_differences(path, version: str, root) -> list[str]:
     recorded = read_ledger(path)["releases"].get(version, {}).get("code") or {}
     return [rel for rel, digest in sorted(recorded.items())
             if not (Path(root) / rel).is_file() or sha256_file(Path(root) / rel) != digest]
-
-
-def planned_version_conflict(path, version: str, config: dict, shown: int = 3) -> str | None:
-    """At planning, before any stage runs: why building `config` (MANIFEST.json's config, config_used) as
-    `version` would be refused, or None. MANIFEST.json records that config, so a version recorded with
-    another one can only be built with other content. What planning cannot know (the raw inputs' bytes, the
-    code, the LLM's answers) stays with stage_release's check of the content hash (check_ledger); so does a
-    version recorded before the ledger kept configs."""
-    recorded = read_ledger(path)["releases"].get(version, {}).get("config")
-    if recorded is None:
-        return None
-    diffs = _differences(recorded, config)
-    if not diffs:
-        return None
-    def short(value) -> str:
-        text = json.dumps(value, sort_keys=True)
-        return text if len(text) <= 40 else text[:37] + "..."
-
-    listed = "; ".join(f"{key}: {short(old)} then, {short(new)} now" for key, old, new in diffs[:shown])
-    more = f" and {len(diffs) - shown} more" if len(diffs) > shown else ""
-    return (f"doubting.version {version} is frozen: the release ledger {path} records it built with another config "
-            f"({listed}{more}).\nSet doubting.version to a new version to build this config (or restore the "
-            "recorded one).")

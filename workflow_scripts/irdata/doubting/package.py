@@ -3,15 +3,13 @@
 `stage_release` (build_package) builds the whole release in a staging folder under work/: the assembled
 parquet configs, trec/ and ids/, the example scripts and the BM25 dev run, MANIFEST.json, README.md (the
 dataset card, rendered from MANIFEST.json) and SHA256SUMS; then it checks the release ledger and refuses
-a version already built with different content, and keeps the published folder of an older version
-(`<folder>@<old version>`, its files hard-linked), never deleting it. Only a staged release that passed
-these steps reaches `package` (publish_package), which publishes it (irdata.publish: every file checked
-against SHA256SUMS, swapped in one step): the same content again, or a new version.
+a version already built with different content (irdata/ledger.py). Only a staged release that passed
+these steps reaches `package` (run_package), which publishes it under its version (irdata.publish
+publish_version: every file checked against SHA256SUMS, swapped in one step, an older version kept beside it).
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -19,8 +17,9 @@ from ..atomic import atomic_dir, json_text, write_json_atomic
 from ..croissant import CROISSANT
 from ..errors import InputError
 from ..json_files import read_json
+from ..ledger import check_ledger, content_hash
 from ..msmarco_inputs import check_inputs_current
-from ..publish import publish_release
+from ..publish import publish_version
 from . import card, manifest, select
 from .assemble import DATA_FILES, ID_FILES, STATS, TREC_GRADED, TREC_STRICT
 from .baseline_run import RUN_FILE, run_counts
@@ -47,18 +46,17 @@ def selection_rules() -> str:
 
 
 def build_package(assembled_dir, out_dir, version: str, repo_id: str, inputs_json, identity_json, config: dict,
-                  code_root, code_paths: list[str], batch_descriptions: dict, ledger, bm25_run, failures_json=None,
-                  package_dir=None, audit_json=None, raw_inputs: list[str] | None = None,
+                  code_root, code_paths: list[str], batch_descriptions: dict, ledger, bm25_run, *, version_key: str,
+                  failures_json=None, audit_json=None, raw_inputs: list[str] | None = None,
                   audit_ranking_json=None, human_audit_json=None, downstream_json=None) -> dict:
     """Build the release at `out_dir` (the staging folder); return the manifest. `bm25_run`: the
     BM25 dev run (bm25_dev_run), shipped as examples/bm25_dev.trec. `audit_ranking_json`: the
     audit's system-ranking agreement (audit_ranking), MANIFEST.json's `audit.system_ranking`;
     `human_audit_json`: the blinded human audit's results (human_audit_results); `downstream_json`: the
     downstream comparison (downstream_compare), when run. Raises
-    ReleaseFrozenError when the ledger holds `version` with other content, and InputError when
-    `raw_inputs` (the input files the config names) are not the files inputs.json records. A release
-    of another version published at `package_dir` is then set aside, so that publishing this one
-    deletes nothing."""
+    ReleaseFrozenError when the ledger holds `version` with other content (naming `version_key`, the config
+    key that sets it), and InputError when `raw_inputs` (the input files the config names) are not the files
+    inputs.json records."""
     assembled_dir, out_dir = Path(assembled_dir), Path(out_dir)
     stats = read_json(assembled_dir / STATS)
     inputs = read_json(inputs_json)
@@ -96,52 +94,8 @@ def build_package(assembled_dir, out_dir, version: str, repo_id: str, inputs_jso
         release_croissant(tmp, version, repo_id, config["doubting"]["license"], config["doubting"]["paper"], EXAMPLES)
         sums = manifest.write_sha256sums(tmp)
         # refused here, the temporary folder is removed and nothing is published
-        manifest.check_ledger(ledger, version, manifest.content_hash(sums))
-    if package_dir is not None:
-        set_aside_other_version(Path(package_dir), version)
+        check_ledger(ledger, version, content_hash(sums), version_key)
     return man
-
-
-def set_aside_other_version(package_dir: Path, version: str) -> None:
-    """Keep the release of another version published at `package_dir` as `<folder>@<its version>`, its files
-    hard-linked (copied where links are refused), so that replacing the folder deletes none of its bytes and
-    readers find a release at `package_dir` throughout. Again after a killed publish, the same copy is kept."""
-    old = package_dir / manifest.MANIFEST
-    if not package_dir.exists():
-        return
-    old_version = read_json(old)["version"] if old.exists() else "unversioned"
-    if old_version == version:
-        return
-    aside = package_dir.with_name(f"{package_dir.name}@{old_version}")
-    sums = manifest.SHA256SUMS
-    if aside.exists():
-        if (aside / sums).is_file() and (aside / sums).read_bytes() == (package_dir / sums).read_bytes():
-            return
-        raise InputError(aside, f"exists: cannot set the release {old_version} published in {package_dir} aside; "
-                         "move one of them away")
-    with atomic_dir(aside) as tmp:
-        for src in package_dir.rglob("*"):
-            if src.is_file():
-                dest = tmp / src.relative_to(package_dir)
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                try:
-                    os.link(src, dest)
-                except OSError:  # a filesystem without hard links
-                    shutil.copyfile(src, dest)
-
-
-def publish_package(staged_dir, package_dir, ledger) -> dict:
-    """Publish a staged release at `package_dir` and record its version in the ledger; return the record."""
-    staged_dir, package_dir = Path(staged_dir), Path(package_dir)
-    staged = read_json(staged_dir / manifest.MANIFEST)
-    version = staged["version"]
-    digest = manifest.content_hash((staged_dir / manifest.SHA256SUMS).read_text(encoding="utf-8"))
-    is_new = manifest.check_ledger(ledger, version, digest)
-    set_aside_other_version(package_dir, version)
-    publish_release(staged_dir, package_dir, "stage_release")
-    if is_new:
-        manifest.record_ledger(ledger, version, digest, package_dir, staged["config"], staged.get("code"))
-    return {"version": version, "sha256sums_sha256": digest, "package": str(package_dir)}
 
 
 def run_stage_release(*, inputs_checked, assembled_files, inputs_json, llm_identity, failures, bm25_run, release,
@@ -152,8 +106,8 @@ def run_stage_release(*, inputs_checked, assembled_files, inputs_json, llm_ident
     s = settings
     return build_package(
         assembled, staged, s["version"], s["repo_id"], inputs_json, llm_identity, dict(s["config"]), REPO_ROOT,
-        list(code_files), dict(s["batch_descriptions"]), s["ledger"], bm25_run, failures_json=failures,
-        package_dir=s["package_dir"], audit_json=audit, audit_ranking_json=audit_ranking, human_audit_json=human_audit,
+        list(code_files), dict(s["batch_descriptions"]), s["ledger"], bm25_run, version_key=s["version_key"],
+        failures_json=failures, audit_json=audit, audit_ranking_json=audit_ranking, human_audit_json=human_audit,
         raw_inputs=list(s["raw_inputs"]), downstream_json=downstream,
     )
 
@@ -161,6 +115,7 @@ def run_stage_release(*, inputs_checked, assembled_files, inputs_json, llm_ident
 def run_package(*, checked, release, published, settings: dict, staged) -> dict:
     """The package rule: the staged release in `staged` (its files: `release`) published, once the raw inputs
     are checked (`checked`); its record written to `published`."""
-    record = publish_package(staged, settings["package_dir"], settings["ledger"])
+    record = publish_version(staged, settings["package_dir"], settings["ledger"], "stage_release", manifest.MANIFEST,
+                             settings["version_key"])
     write_json_atomic(published, record)
     return record

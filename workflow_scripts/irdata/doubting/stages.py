@@ -23,6 +23,11 @@ def config_used(config: dict) -> dict:
                           for name, over in llm["stages"].items()}}}
 
 
+def version_key(config: dict) -> str:
+    """The config key that sets the build's release version (its Doubting section under its name in `builds`)."""
+    return f"builds.{config['build']}.version"
+
+
 def batch_descriptions(config: dict) -> dict:
     """Each split's acquisition batch names -> their descriptions (the dataset card's)."""
     batches = config["doubting"]["acquisition_batches"]
@@ -45,9 +50,9 @@ def report_settings(config: dict) -> dict:
 
 def _release_settings(config: dict) -> dict:
     doubting = config["doubting"]
-    return {"version": doubting["version"], "repo_id": doubting["repo_id"], "config": config_used(config),
-            "batch_descriptions": batch_descriptions(config), "ledger": doubting["release_ledger"],
-            "package_dir": doubting["package_dir"], "raw_inputs": source_input_paths(config)}
+    return {"version": doubting["version"], "version_key": version_key(config), "repo_id": doubting["repo_id"],
+            "config": config_used(config), "batch_descriptions": batch_descriptions(config),
+            "ledger": doubting["release_ledger"], "raw_inputs": source_input_paths(config)}
 
 
 STAGES = (
@@ -105,6 +110,7 @@ STAGES = (
     Stage(name="stage_release", settings=lambda config, **_: canonical(
         _release_settings(config))),
     Stage(name="package", settings=lambda config, **_: canonical({"ledger": config["doubting"]["release_ledger"],
-                                                  "package_dir": config["doubting"]["package_dir"]})),
+                                                                   "package_dir": config["doubting"]["package_dir"],
+                                                                   "version_key": version_key(config)})),
     Stage(name="report_doubting", settings=lambda config, **_: canonical(report_settings(config))),
 )

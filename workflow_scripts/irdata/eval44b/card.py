@@ -162,7 +162,8 @@ def card_markdown(manifest: dict, results: list[dict]) -> str:
     failed = failure_lines(results)
     fine_tuned = scoring.get("fine_tuned") or {}
     fields = {
-        "intro": intro(manifest), "contents": "\n".join(contents), "text": text_paragraph(manifest),
+        "intro": intro(manifest), "version": manifest["version"], "contents": "\n".join(contents),
+        "text": text_paragraph(manifest),
         **{key: " | ".join(count(counts[key][s]) for s in SPLITS)
            for key in ("papers", "papers_released", "reviews", "queries_too_short", "queries_lacking_negatives",
                        "queries_released")},

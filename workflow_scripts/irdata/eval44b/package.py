@@ -3,6 +3,10 @@ croissant.json, SHA256SUMS.
 
 Bytes are deterministic: fixed key order in the card's files, sorted keys elsewhere, rows sorted
 by note_id, no timestamps (ms/query is the one measured value; `record_timing: false` nulls it).
+
+The release has a version, frozen as a Doubting release's is: manifest.json records it with the config and the
+code it was built with, and the release ledger (irdata/ledger.py) refuses other content under a recorded version
+before the staged release is replaced. publish_44b publishes it under that version (irdata.publish).
 """
 
 from __future__ import annotations
@@ -13,7 +17,9 @@ from pathlib import Path
 
 from ..atomic import atomic_dir, atomic_open, write_json_atomic, write_jsonl_atomic
 from ..doubting.gate import check_limits, read_job_stats, sum_jobs
+from ..doubting.manifest import file_hashes
 from ..json_files import read_json, read_jsonl
+from ..ledger import check_ledger, content_hash
 from ..provenance import sha256_file, sha256sums_text
 from .card import card_markdown
 from .metrics import chance_metrics, metrics_from_ranks
@@ -35,6 +41,8 @@ RELEASE_FILES = (
 RELEASE_KEYS = ("test", "results", "ranks", "manifest", "train_pairs", "val_pairs", "card", "croissant")
 # the data files the manifest lists with their sha256 (written before it; the card and SHA256SUMS after)
 DATA_KEYS = ("test", "results", "ranks", "train_pairs", "val_pairs")
+# the checkout whose code, prompt, env and schema files manifest.json records (code_files are relative to it)
+REPO_ROOT = Path(__file__).resolve().parents[3]
 
 
 def ref(paper: dict, unresolvable_schemes) -> dict:
@@ -213,12 +221,13 @@ def shared_models(search: dict, arms: dict) -> dict:
 
 def package(*, mined_train, mined_val, mined_test, report_train, report_val, report_test, raw_papers, raw_reviews,
             papers, split_report, queries_report, arms, test, results, ranks, manifest, train_pairs, val_pairs, card,
-            croissant, sums, settings: dict) -> dict:
+            croissant, sums, settings: dict, code_files: list[str]) -> dict:
     """The package_44b job: stage the release from the work files (the mined rows and mining report of each
-    split, the split papers and raw inputs, the split and queries reports, the arms' results). Its files (one
-    folder) are written into a hidden folder beside it, which then replaces that folder whole (atomic_dir), so
-    a killed job leaves no half-new staged release and no file of an earlier build. publish_44b publishes it
-    (irdata.publish)."""
+    split, the split papers and raw inputs, the split and queries reports, the arms' results); `code_files`: the
+    files whose sha256 the manifest records (relative to the workflow folder). Its files (one folder) are written
+    into a hidden folder beside it, which then replaces that folder whole (atomic_dir), so a killed job leaves no
+    half-new staged release and no file of an earlier build; a version the release ledger records with other
+    content is refused before (ReleaseFrozenError). publish_44b publishes it (irdata.publish)."""
     paths = {
         "papers": papers,
         "split_report": split_report,
@@ -227,6 +236,7 @@ def package(*, mined_train, mined_val, mined_test, report_train, report_val, rep
         "mining_reports": {"train": report_train, "val": report_val, "test": report_test},
         "arms": list(arms),
         "inputs": {"papers": raw_papers, "reviews": raw_reviews},
+        "code": list(code_files),
     }
     out = {"test": test, "results": results, "ranks": ranks, "manifest": manifest, "train_pairs": train_pairs,
            "val_pairs": val_pairs, "card": card, "croissant": croissant, "sums": sums}
@@ -239,8 +249,8 @@ def _write_release(paths: dict, out: dict, settings: dict) -> dict:
     """Assemble the release from the work files.
 
     paths: papers (papers.jsonl), split_report, queries_report, mined {split: jsonl},
-    mining_reports {split: json}, arms [json], inputs {name: path}. out: one path per RELEASE_KEYS
-    (the RELEASE_FILES) plus sums.
+    mining_reports {split: json}, arms [json], inputs {name: path}, code [the files the manifest hashes]. out:
+    one path per RELEASE_KEYS (the RELEASE_FILES) plus sums.
     """
     folder = Path(out["sums"]).parent
 
@@ -274,6 +284,7 @@ def _write_release(paths: dict, out: dict, settings: dict) -> dict:
     mining_reports = {split: read_json(paths["mining_reports"][split]) for split in SPLITS}
     manifest = {
         "name": "44b-eval",
+        "version": settings["version"],
         # what the card and croissant.json say the release is: its ids, repository id, license, citation
         "release": settings["release"],
         "split": {
@@ -325,13 +336,17 @@ def _write_release(paths: dict, out: dict, settings: dict) -> dict:
         },
         "files": {release_name(k): {"rows": counts_out[k], "sha256": sha256_file(out[k])} for k in DATA_KEYS},
         "inputs": {name: {"path": str(p), "sha256": sha256_file(p)} for name, p in sorted(paths["inputs"].items())},
+        "config": settings["config"],
+        "code": file_hashes(REPO_ROOT, paths["code"]),
     }
     write_json_atomic(out["manifest"], manifest)
     with atomic_open(out["card"]) as fh:
         fh.write(card_markdown(manifest, lines))
     # after every other file, before SHA256SUMS, which lists it (the order: release_croissant)
-    release_croissant(out, settings["release"])
-    names = sorted(release_name(k) for k in RELEASE_KEYS)
+    release_croissant(out, settings["release"], settings["version"])
+    sums = sha256sums_text(folder, sorted(release_name(k) for k in RELEASE_KEYS))
     with atomic_open(out["sums"]) as fh:
-        fh.write(sha256sums_text(folder, names))
+        fh.write(sums)
+    # refused here, the staged release of the version stays as it was
+    check_ledger(settings["ledger"], settings["version"], content_hash(sums), settings["version_key"])
     return manifest

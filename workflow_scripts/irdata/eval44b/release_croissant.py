@@ -64,9 +64,10 @@ FILES = {
 }
 
 
-def release_croissant(out: dict, release: dict) -> None:
+def release_croissant(out: dict, release: dict, version: str) -> None:
     """Write out["croissant"]; `out`: package()'s paths, every file of FILES written, in the folder of
-    out["sums"]; `release`: the package settings' release (repository id, ids, license, citation)."""
+    out["sums"]; `release`: the package settings' release (repository id, ids, license, citation); `version`: the
+    release's."""
     folder = Path(out["sums"]).parent
     rel = {key: Path(out[key]).relative_to(folder).as_posix() for key in FILES}
     record_sets = [RecordSet(key, rel[key], columns, description)
@@ -75,6 +76,6 @@ def release_croissant(out: dict, release: dict) -> None:
     summary = (INVENTED_DESCRIPTION.format(corpus=release["corpus_description"] or "invented data")
                if release["ids_refer_to"] == INVENTED else DESCRIPTION)
     metadata = croissant_metadata(folder, repo_id, summary, LICENSE_URLS.get(release["license"], release["license"]),
-                                  f"https://huggingface.co/datasets/{repo_id}", None, release["citation"],
+                                  f"https://huggingface.co/datasets/{repo_id}", version, release["citation"],
                                   {rel[key]: description for key, (description, _) in FILES.items()}, record_sets)
     write_json_atomic(out["croissant"], metadata)

@@ -21,6 +21,8 @@ SPLIT_KEYS = ("format", "salt", "key_format", "split")
 # the eval44b keys that say what the release is (its card and croissant.json), not how it is built
 CARD_KEYS = ("repo_id", "on_hub", "ids_refer_to", "corpus_description", "license", "license_note", "citation")
 ARM_COMMON_KEYS = ("query_chars", "document_chars", "seed", "record_timing")
+# the config key that sets the release's version (irdata/frozen.py names it in its messages)
+VERSION_KEY = "eval44b.version"
 
 
 def card_settings(e44: dict) -> dict:
@@ -114,12 +116,25 @@ def arm_settings(config: dict, arm: str) -> dict:
     return {**arm_common(config), **_arm_own(config, arm)}
 
 
+def config_used(config: dict) -> dict:
+    """The config the release depends on, as its manifest records it and its release ledger freezes its version
+    with: the eval44b section, the retrieval settings its indexes are built from, its miners search with and its
+    arms score with, and, with the LLM arm, the LLM settings that change the arm's answers. Not the failure
+    limit and its override, which decide whether to publish, not what (package_44b refuses a version recorded
+    with other content)."""
+    e44 = config["eval44b"]
+    return {"eval44b": e44, "retrieval": config["retrieval"],
+            "llm": llm_params(config["llm"], "arm44b") if e44["scoring"]["llm"]["enabled"] else None}
+
+
 def package_settings(config: dict) -> dict:
     """What the package reads; `release`: what the card and croissant.json say the release is (its ids, repository
     id, license, citation); `llm_gate`: the LLM arm's grades are held to the Doubting grades' limit (the
-    same unit, pairs without a grade), with the same override (eval44b/package.py)."""
+    same unit, pairs without a grade), with the same override (eval44b/package.py); `version`, `ledger` and
+    `config`: the version the release is built under, the ledger that freezes it and what it is frozen with."""
     e44, mining = config["eval44b"], mining_retrieval(config)
-    return {"split": e44["split"], "unresolvable_schemes": e44["unresolvable_schemes"],
+    return {"version": e44["version"], "version_key": VERSION_KEY, "ledger": e44["release_ledger"],
+            "config": config_used(config), "split": e44["split"], "unresolvable_schemes": e44["unresolvable_schemes"],
             "mining_recipe": e44["mining"], "mining_search": {"bm25": mining["bm25"], "dense": mining["dense"]},
             "scoring": scoring_settings(config), "arms": {arm: arm_settings(config, arm) for arm in arms(config)},
             "llm_gate": {"limit": config["annotation"]["failure_limits"]["grade"],
@@ -150,5 +165,7 @@ STAGES = (
           settings=lambda config, e44arm, **_: canonical(arm_settings(config, e44arm)),
           prompts=lambda config, e44arm, **_: {"pair": ARM_PROMPT} if e44arm == "llm" else {}),
     Stage(name="package_44b", settings=lambda config, **_: canonical(package_settings(config))),
-    Stage(name="publish_44b", settings=lambda config, **_: {"release": config["eval44b"]["release"]}),
+    Stage(name="publish_44b", settings=lambda config, **_: {"release": config["eval44b"]["release"],
+                                                            "ledger": config["eval44b"]["release_ledger"],
+                                                            "version_key": VERSION_KEY}),
 )
