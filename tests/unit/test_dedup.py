@@ -179,3 +179,12 @@ def test_the_rule_reads_the_checked_files_and_reports_by_source_and_step(tmp_pat
     # t1: its accent decomposed, its case and its "?" (completed by the punctuation step); t3: a space; t4: its case
     assert report["matched_by_step"] == {"identical": 0, "format_characters": 0, "nfkc": 0, "case_folding": 1,
                                          "punctuation": 1, "whitespace": 1}
+
+
+def test_tables_without_their_sources_are_named_by_their_place():
+    train = queries([("1", "ＣＡＦＥ"), ("2", "cafe")])
+    result = dedup_train_queries(train, [queries([("d1", "tea")]), queries([("t1", "Café")])])
+    assert records(result, EXCLUDED_COLUMNS) == [
+        {"query_id": "2", "reason": "repeat", "duplicate_of": "1", "source_key": "train", "source_file": "train"}]
+    result = dedup_train_queries(train, [queries([("t1", "cafe!")])])
+    assert records(result, EXCLUDED_COLUMNS)[0]["source_key"] == "heldout[0]"

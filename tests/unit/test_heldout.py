@@ -189,3 +189,15 @@ def test_the_checked_held_out_file_reads_back(tmp_path):
     write_checked_heldout(combine_heldout([])[0], tmp_path / "empty.tsv")
     assert read_checked_heldout(tmp_path / "empty.tsv").num_rows == 0
     assert Path(tmp_path / "h.tsv").read_text() == '1\ta "quoted" text\t0\n2\t\t0\n3\tx\t1\n'
+
+
+def test_the_checks_given_bare_files_hold_the_dev_queries_out_before_them(tmp_path):
+    """validate_msmarco_inputs given the listed files alone (not their sources) still holds the dev queries out,
+    first: the sources are those msmarco_heldout_files gives."""
+    from irdata.msmarco_inputs import validate_msmarco_inputs
+
+    demo = REPO / DEMO
+    report = validate_msmarco_inputs(*(demo / name for name in (
+        "collection.tsv", "queries.train.tsv", "qrels.train.tsv", "queries.dev.small.tsv", "qrels.dev.small.tsv",
+        "answers.dev.small.jsonl")), [demo / "queries.test.tsv"])
+    assert [s["keys"] for s in report["heldout_sources"]] == [["dev_queries"], ["heldout_queries[0]"]]

@@ -158,8 +158,9 @@ def validate_beir_inputs(folder, train_split: str, dev_split: str, heldout_queri
     """Read and check a BEIR folder; return a report with row counts and the sha256 of each file.
 
     Raises InputError at the first problem, naming the file, line and field. `heldout_queries`: the query files
-    held out beside the folder's other splits (irdata.heldout.beir_heldout_files). A held-out source that holds every
-    train query is refused (irdata.heldout.refuse_train_held_out). `checked`, when given, names the files later
+    held out beside the folder's other splits (irdata.heldout.beir_heldout_files, or the listed files alone). A
+    held-out source that holds every train query is refused (irdata.heldout.refuse_train_held_out). `checked`,
+    when given, names the files later
     stages read: train_qrels, dev_qrels (TREC qrels), dev_answers (empty: BEIR has no reference answers, so the
     dev split grades query_only), train_queries, dev_queries (`qid<TAB>text`) and heldout_queries (with their
     sources, irdata.heldout.write_checked_heldout). `passage_store` receives the corpus with its titles.
@@ -194,6 +195,9 @@ def validate_beir_inputs(folder, train_split: str, dev_split: str, heldout_queri
     # the dev split first, then the folder's other splits, then the files the config names
     heldout = [(Source("source.dev_split" if split == dev_key else "source.folder", str(path)), split_queries)
                for split, (path, _, split_queries) in by_split.items() if split != train_key]
+    if not all(isinstance(source, Source) for source in heldout_queries):  # files listed as source.heldout_queries
+        heldout_queries = beir_heldout_files({"source": {"heldout_queries": [str(p) for p in heldout_queries]},
+                                              "audit": {"queries": None}})
     for source in heldout_queries:
         extra = read_queries(source.file)
         heldout.append((source, extra))

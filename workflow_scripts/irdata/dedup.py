@@ -98,16 +98,22 @@ def duplicates_mask(train: pa.Table, heldout: list[tuple[Source, pa.Table]]) -> 
     return mask
 
 
+def _labelled(queries, name: str) -> tuple[Source, pa.Table]:
+    """(source, table): a table without its source is named by its place (`name`)."""
+    return (Source(name, name), queries) if isinstance(queries, pa.Table) else queries
+
+
 def dedup_train_queries(train: tuple[Source, pa.Table], heldout: list[tuple[Source, pa.Table]],
                         sample_size: int | None = None, sample_seed: int = 0,
                         with_duplicates: bool = False) -> DedupResult:
     """Dedup the train queries (a source and its table of query_id, text) against the held-out sources, in their
-    precedence order.
+    precedence order (a bare table stands for a source named by its place: `train`, `heldout[i]`).
 
     A sample (`sample_size`) comes first: its queries are the ones assigned for annotation, and the dedup
     runs on them. `with_duplicates` also assigns every query the dedup would exclude from the whole file
     and the queries they repeat, so that a small sample shows the dedup at work."""
-    train_source, queries = train
+    train_source, queries = _labelled(train, "train")
+    heldout = [_labelled(table, f"heldout[{i}]") for i, table in enumerate(heldout)]
     assigned = sample_ids(queries.column("query_id").to_pylist(), sample_size, sample_seed)
     if with_duplicates and not assigned.all():
         assigned |= duplicates_mask(queries, heldout)

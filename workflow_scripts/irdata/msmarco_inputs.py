@@ -220,8 +220,9 @@ def validate_msmarco_inputs(collection, train_queries, train_qrels, dev_queries,
 
     Raises InputError at the first problem, naming the file, line and field; a TSV or qrels file's header line
     is skipped and counted (`header_lines`, irdata.tsv.header_lines). `heldout_queries`: the held-out sources
-    (irdata.heldout.msmarco_heldout_files: the dev queries, the listed files, the audit's queries), in precedence order;
-    one that holds every train query is refused (irdata.heldout.refuse_train_held_out). `checked`, when given,
+    (irdata.heldout.msmarco_heldout_files: the dev queries, the listed files, the audit's queries) in precedence
+    order, or the listed files alone (the dev queries are then held out before them); one that holds every train
+    query is refused (irdata.heldout.refuse_train_held_out). `checked`, when given,
     names the files every later stage reads instead of the raw ones: {"train_qrels", "dev_qrels"}
     (TREC qrels, minus the rows dropped per qrels_missing_passages), "dev_answers" (JSON lines of
     the dev queries' answers, in dev_queries order, whatever the input format) and "heldout_queries" (every
@@ -245,6 +246,9 @@ def validate_msmarco_inputs(collection, train_queries, train_qrels, dev_queries,
     dev_ids = split_queries["dev"].column("query_id").to_pylist()
     answers, counts = answers_of_dev_queries(dev_answers, dev_queries, dev_ids)
     report["rows"].update(counts)
+    if not all(isinstance(source, Source) for source in heldout_queries):  # files listed as heldout_queries
+        heldout_queries = msmarco_heldout_files({"dev_queries": str(dev_queries), "audit": {"queries": None},
+                                                 "heldout_queries": [str(path) for path in heldout_queries]})
     heldout = [(source, read_queries(source.file)) for source in heldout_queries]
     for source, table in heldout:
         report["rows"][f"heldout:{source.file}"] = table.num_rows
