@@ -168,20 +168,23 @@ def gzip_file(path: Path) -> Path:
 def test_qrels_files_are_found_whatever_the_case_of_their_names_or_their_compression(tmp_path):
     qrels = tmp_path / "qrels"
     qrels.mkdir()
-    for name in ("train.tsv", "Dev.TSV", "test.tsv.gz", "Other.split.Tsv.GZ", ".DS_Store", "._train.tsv"):
+    for name in ("train.tsv", "Dev.TSV", "test.tsv.gz", "Other.split.Tsv.GZ", "a.tsv.bz2", "b.tsv.xz", "c.tsv.zst",
+                 ".DS_Store", "._train.tsv"):
         (qrels / name).write_text("")
-    assert qrels_files(tmp_path) == {"dev": [qrels / "Dev.TSV"], "other.split": [qrels / "Other.split.Tsv.GZ"],
+    assert qrels_files(tmp_path) == {"a": [qrels / "a.tsv.bz2"], "b": [qrels / "b.tsv.xz"], "c": [qrels / "c.tsv.zst"],
+                                     "dev": [qrels / "Dev.TSV"], "other.split": [qrels / "Other.split.Tsv.GZ"],
                                      "test": [qrels / "test.tsv.gz"], "train": [qrels / "train.tsv"]}
     assert beir_paths(tmp_path, "DEV")["qrels"] == qrels / "Dev.TSV"
     assert beir_paths(tmp_path, "test")["qrels"] == qrels / "test.tsv.gz"
     # a split the folder lacks keeps BEIR's name, for the missing-input check to name
     assert beir_paths(tmp_path, "validation")["qrels"] == qrels / "validation.tsv"
-    assert raw_beir_paths(tmp_path)[2:] == [str(qrels / n) for n in ("Dev.TSV", "Other.split.Tsv.GZ", "test.tsv.gz",
-                                                                      "train.tsv")]
+    assert raw_beir_paths(tmp_path)[2:] == [str(qrels / n) for n in (
+        "a.tsv.bz2", "b.tsv.xz", "c.tsv.zst", "Dev.TSV", "Other.split.Tsv.GZ", "test.tsv.gz", "train.tsv")]
 
 
 @pytest.mark.parametrize("name, words", [
-    ("dev.tsv.bz2", "compressed as .bz2, which the readers do not read"),
+    ("dev.tsv.lz4", "compressed as .lz4, which the readers do not read"),
+    ("dev.tsv.zip", "compressed as .zip, which the readers do not read"),
     ("dev.txt", "not a qrels file"),
     ("notes.md", "not a qrels file"),
     ("old", "not a qrels file"),  # a folder

@@ -39,8 +39,9 @@ from .tsv import _line_of_record, header_lines
 
 # the checked files the input check writes (rules/queries.smk names them)
 CHECKED_FILES = ("train_qrels", "dev_qrels", "dev_answers", "train_queries", "dev_queries", "heldout_queries")
-# the compressions a qrels file may carry, as a last suffix after .tsv: those the readers decompress (irdata/tsv.py)
-COMPRESSION_SUFFIXES = (".gz",)
+# the compressions a qrels file may carry, as a last suffix after .tsv: those the input readers decompress (gzip,
+# bzip2, xz, zstd; they recognise them by content, but a split's file is found by its name)
+COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz", ".zst")
 _QRELS_NAME = re.compile(r"(?P<split>.+?)\.tsv(?P<suffix>\.[^.]+)?", re.IGNORECASE)
 
 
