@@ -62,7 +62,7 @@ def production_copy(root: Path, train: int, dev: int) -> list[str]:
     for path in [d[k] for k in ("collection", "train_queries", "train_qrels", "dev_queries", "dev_qrels",
                                 "dev_answers")] + d["heldout_queries"] + [d["audit"]["qrels"], d["audit"]["queries"]]:
         (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text("placeholder\n")
+        (root / path).write_text(f"placeholder of {path}\n")  # a held-out copy of the train file stops the planning
     os.truncate(root / d["collection"], MSMARCO_COLLECTION_BYTES)  # sparse: nothing reads it in a dry-run
     for folder in d["audit"]["runs"]:  # a folder of TREC run files: one stands for them
         (root / folder).mkdir(parents=True, exist_ok=True)

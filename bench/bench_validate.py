@@ -23,10 +23,12 @@ INPUTS = ["queries.train.tsv", "qrels.train.tsv", "queries.dev.small.tsv", "qrel
 
 
 def validate(collection, store):
+    from irdata.heldout import Source
     from irdata.msmarco_inputs import validate_msmarco_inputs
 
-    report = validate_msmarco_inputs(collection, *(DEMO / name for name in INPUTS), [DEMO / "queries.test.tsv"],
-                                     passage_store=store)
+    heldout = [Source("dev_queries", str(DEMO / "queries.dev.small.tsv")),
+               Source("heldout_queries[0]", str(DEMO / "queries.test.tsv"))]
+    report = validate_msmarco_inputs(collection, *(DEMO / name for name in INPUTS), heldout, passage_store=store)
     return report["rows"]["collection"]
 
 

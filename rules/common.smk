@@ -27,6 +27,10 @@ from irdata.frozen import (
     release_notices as _release_notices,
     release_problems as _release_problems,
 )
+from irdata.heldout import (
+    msmarco_heldout_files as _msmarco_heldout_files,
+    train_heldout_conflicts as _train_heldout_conflicts,
+)
 from irdata.retrieval.layout import index_dir as _index_dir, index_files as _index_files
 from irdata.shard_files import shard_file as _shard_file, shard_files as _shard_files
 from irdata.shards import size_shard_count as _size_shard_count
@@ -76,6 +80,14 @@ if _missing:
     raise WorkflowError(
         "The config names input files that do not exist or cannot be read as they are; fix each path at the key "
         "named first:\n  " + "\n  ".join(_missing)
+    )
+# A held-out query file that is the train queries' file (or a copy of it) stops the planning too, naming both keys
+# (irdata/heldout.py; the input check refuses a held-out file holding every train query under another name)
+_conflicts = _train_heldout_conflicts(BUILDS, Path.cwd())
+if _conflicts:
+    raise WorkflowError(
+        "A build's train queries are also held out (a query is trained on or held out, never both); fix the key "
+        "named first or the train queries' key:\n  " + "\n  ".join(_conflicts)
     )
 
 
@@ -170,43 +182,40 @@ def is_beir(doubting):
     return doubting["source"]["format"] == "beir"
 
 
-# the query files of a BEIR build as its input check writes them
+# the train and dev query files of a BEIR build as its input check writes them
 BEIR_QUERIES = {
     "train": f"{DW}/inputs/train.queries.tsv",
     "dev": f"{DW}/inputs/dev.queries.tsv",
-    "heldout": f"{DW}/inputs/heldout.queries.tsv",
 }
 
 
 def build_queries(build):
-    """The query files every later stage of a build reads: MS MARCO's as given, a BEIR folder's as its input
-    check wrote them."""
+    """The train and dev query files every later stage of a build reads: MS MARCO's as given, a BEIR folder's as
+    its input check wrote them (the held-out queries: DOUBTING_CHECKED)."""
     doubting = BUILDS[build]["doubting"]
     if is_beir(doubting):
-        return {split: path.format(build=build) for split, path in BEIR_QUERIES.items()} | {
-            "heldout": [BEIR_QUERIES["heldout"].format(build=build)]
-        }
-    return {
-        "train": doubting["train_queries"],
-        "dev": doubting["dev_queries"],
-        "heldout": doubting["heldout_queries"],
-    }
+        return {split: path.format(build=build) for split, path in BEIR_QUERIES.items()}
+    return {"train": doubting["train_queries"], "dev": doubting["dev_queries"]}
 
 
 def queries(split):
-    """The job's build's query file(s) of `split` (train, dev, heldout), as an input function."""
+    """The job's build's query file of `split` (train, dev), as an input function."""
     return lambda wildcards: build_queries(wildcards.build)[split]
 
 
 DOUBTING_INPUTS_REPORT = f"{DW}/inputs.json"
 # the inputs as the input check (validate_msmarco_inputs or validate_beir_inputs) checked them: what every later stage reads instead of the raw
 # files (qrels minus the rows dropped per doubting.qrels_missing_passages; answers of the dev queries
-# only, as JSON lines, whatever format doubting.dev_answers has)
+# only, as JSON lines, whatever format doubting.dev_answers has; every held-out query with its source,
+# irdata/heldout.py)
 DOUBTING_CHECKED = {
     "train_qrels": f"{DW}/inputs/train.qrels",
     "dev_qrels": f"{DW}/inputs/dev.qrels",
     "dev_answers": f"{DW}/inputs/dev_answers.jsonl",
+    "heldout_queries": f"{DW}/inputs/heldout.queries.tsv",
 }
+# the dedup's report: its counts by reason, source and step of the text rule (irdata/dedup.py)
+DOUBTING_DEDUP_REPORT = f"{DW}/dedup.json"
 
 
 def workflow_file(path):
@@ -403,7 +412,8 @@ def msmarco_inputs(wildcards):
         "dev_queries": doubting["dev_queries"],
         "raw_dev_qrels": doubting["dev_qrels"],
         "raw_dev_answers": doubting["dev_answers"],
-        "heldout_queries": doubting["heldout_queries"],
+        # the dev queries, the listed files and the audit's queries (irdata/heldout.py)
+        "raw_heldout_queries": [source.file for source in _msmarco_heldout_files(doubting)],
     }
 
 

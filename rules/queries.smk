@@ -15,7 +15,6 @@ rule validate_beir_inputs:
         **DOUBTING_CHECKED,
         train_queries=BEIR_QUERIES["train"],
         dev_queries=BEIR_QUERIES["dev"],
-        heldout_queries=BEIR_QUERIES["heldout"],
         report=DOUBTING_INPUTS_REPORT,
         checked=DOUBTING_INPUTS_CHECKED,
         store=BUILD_STORE,  # the corpus, with its titles, as the passage store
@@ -63,9 +62,10 @@ rule dedup_train_queries:
         validated=DOUBTING_INPUTS_REPORT,
         train_queries=queries("train"),
         dev_queries=queries("dev"),
-        heldout_queries=queries("heldout"),
+        heldout_queries=DOUBTING_CHECKED["heldout_queries"],
     output:
         **DOUBTING_IDS,
+        report=DOUBTING_DEDUP_REPORT,
     log:
         "logs/dedup_train_queries/{build}.log",
     benchmark:

@@ -11,6 +11,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from irdata.dedup import EXCLUDED_COLUMNS
 from irdata.doubting.acquisition_batches import check_batches
 from irdata.doubting.assemble import shard_paths_for
 from irdata.shard_files import AGENT_SCHEMA, ANSWERS_SCHEMA, GRADES_SCHEMA, WOOD_SCHEMA, shard_file
@@ -35,6 +36,11 @@ def write_qrels(path, rows) -> None:
     Path(path).write_text("".join(f"{q}\t0\t{p}\t{r}\n" for q, p, r in rows), encoding="utf-8")
 
 
+# inputs.json's held-out sources (irdata/heldout.py): the dev file, listed too, and the audit's queries
+HELDOUT_SOURCES = [{"keys": ["dev_queries", "heldout_queries[0]"], "file": "queries.dev.tsv", "queries": 7},
+                   {"keys": ["audit.queries"], "file": "queries.audit.tsv", "queries": 1}]
+
+
 class Work:
     """A `work/doubting`-like folder written from Python rows (tests) or numpy arrays (bench)."""
 
@@ -43,10 +49,13 @@ class Work:
         self.base = self.root / "work" / "doubting"
 
     def ids(self, train_collection, dev_all, excluded=()):
+        """`excluded`: (query_id, reason, duplicate_of) rows; a held-out duplicate's source is dev_queries'."""
         write_ids(self.base / "ids/train_collection.txt", train_collection)
         write_ids(self.base / "ids/dev_all.txt", dev_all)
+        source = {"repeat": "train_queries\tqueries.train.tsv", "heldout": "dev_queries\tqueries.dev.tsv"}
         (self.base / "ids/train_excluded.tsv").write_text(
-            "query_id\treason\tduplicate_of\n" + "".join(f"{a}\t{b}\t{c}\n" for a, b, c in excluded), encoding="utf-8")
+            "\t".join(EXCLUDED_COLUMNS) + "\n" + "".join(f"{a}\t{b}\t{c}\t{source[b]}\n" for a, b, c in excluded),
+            encoding="utf-8")
 
     def shard_files(self, split, n):
         return [shard_file(self.root / "work", "ids", split, i) for i in range(n)]
@@ -88,7 +97,7 @@ class Work:
         self.base.mkdir(parents=True, exist_ok=True)
         (self.base / "inputs.json").write_text(json.dumps(inputs or {
             "files": {"synthetic/collection.tsv": {"bytes": 0, "sha256": hashlib.sha256(b"").hexdigest()}},
-            "rows": {"collection": 8_841_823}}, indent=2, sort_keys=True))
+            "rows": {"collection": 8_841_823}, "heldout_sources": HELDOUT_SOURCES}, indent=2, sort_keys=True))
         (self.base / "llm_identity.json").write_text(json.dumps(
             identity or {"model": "SmolLM2-135M-Instruct", "backend": "local", "server": None},
             indent=2, sort_keys=True))
@@ -269,7 +278,7 @@ def edge_cases(root, n_train_shards: int = 2, n_dev_shards: int = 2, dev_grade_c
     write_qrels(w.root / "qrels.dev.tsv", [(q, p, 1) for q, ps in official_dev.items() for p in ps])
     write_ids(w.root / "batch_train.txt", BATCH_TRAIN)
     w.meta(inputs={"files": {"resources/demo/collection.tsv": {"bytes": 1, "sha256": "0" * 64}},
-                   "rows": {"collection": 1000, "dev_queries": 6}})
+                   "rows": {"collection": 1000, "dev_queries": 6}, "heldout_sources": HELDOUT_SOURCES})
     return dict(
         ids={"train_collection": str(w.base / "ids/train_collection.txt"),
              "train_excluded": str(w.base / "ids/train_excluded.tsv"), "dev_all": str(w.base / "ids/dev_all.txt")},

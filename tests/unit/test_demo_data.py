@@ -16,8 +16,10 @@ GENERATED = ["collection.tsv", "audit.qrels.tsv", "queries.train.tsv", "queries.
 
 
 def norm(text):
-    """The card's rule: lower case, Unicode punctuation (category P) removed, whitespace collapsed."""
-    text = "".join(c for c in text.lower() if not unicodedata.category(c).startswith("P"))
+    """The card's rule for the demo's texts, which are in NFKC and hold no format character: case folded, Unicode
+    punctuation (category P) removed, whitespace collapsed."""
+    assert unicodedata.normalize("NFKC", text) == text and not any(unicodedata.category(c) == "Cf" for c in text)
+    text = "".join(c for c in text.casefold() if not unicodedata.category(c).startswith("P"))
     return re.sub(r"\s+", " ", text).strip()
 
 
@@ -167,8 +169,14 @@ def test_planted_duplicates_match_project_dedup(queries):
     def table(rows):
         return pa.table({"query_id": [r[0] for r in rows], "text": [r[1] for r in rows]})
 
-    result = dedup.dedup_train_queries(table(queries["train"]), [table(queries["dev.small"]), table(queries["test"])])
-    assert result.excluded.values.tolist() == tsv("planted_duplicates.tsv", 3)[1:]
+    heldout = pytest.importorskip("irdata.heldout")
+    sources = [heldout.Source(key, f"queries.{split}.tsv") for key, split in (
+        ("train_queries", "train"), ("dev_queries", "dev.small"), ("heldout_queries[0]", "test"))]
+    result = dedup.dedup_train_queries(
+        (sources[0], table(queries["train"])),
+        [(sources[1], table(queries["dev.small"])), (sources[2], table(queries["test"]))])
+    planted = tsv("planted_duplicates.tsv", 3)[1:]
+    assert result.excluded[["query_id", "reason", "duplicate_of"]].values.tolist() == planted
 
 
 ID_PATTERNS = {"arxiv": r"\d{4}\.\d{5}", "openalex": r"W\d{10}", "s2": r"[0-9a-f]{40}", "web": r"[a-z0-9-]+"}

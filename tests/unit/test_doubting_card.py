@@ -183,3 +183,30 @@ def test_bm25_dev_run_is_the_searchers_ranking_as_a_trec_run(tmp_path):
     with pytest.raises(InputError, match=r"queries.tsv: 1 dev query ids of .*dev_all.txt have no text here"):
         write_bm25_run(dev_all=tmp_path / "dev_all.txt", queries=tmp_path / "queries.tsv", bm25=[],
                        run=tmp_path / "x.trec", settings=settings, bm25_dir=tmp_path / "bm25")
+
+
+def test_the_card_names_the_held_out_sources_and_the_text_rule(released):
+    """The train coverage names each held-out source that excluded train queries, every source the build held out
+    (inputs.json) and the one text rule (irdata/query_text.py)."""
+    text = flat((released / "pkg/README.md").read_text())
+    assert "minus 1 whose text equals that of a held-out development or test query (from `dev_queries`) and 1" in text
+    assert ("texts compared under one rule: format characters (zero-width characters, soft hyphens, byte-order marks "
+            "and the other default-ignorable code points) removed, Unicode NFKC normalization, case folding, "
+            "punctuation removed and whitespace collapsed (ids/train_excluded.tsv names, for each, the query it "
+            "duplicates and that query's source: its config key and file)." in text)
+    assert ("Held out, whether heldout_queries lists them or not, are the build's own evaluation queries (its "
+            "development queries and the label audit's) with every file heldout_queries lists, each query under the "
+            "first source holding it: `dev_queries`, `heldout_queries[0]`: queries.dev.tsv (7 queries); "
+            "`audit.queries`: queries.audit.tsv (1 query)." in text)
+    manifest = manifest_of(released)
+    manifest["counts"]["train"]["heldout_sources"].append({"key": "audit.queries", "file": "a.tsv", "queries": 2})
+    inputs = json.loads((Work(released / "w").base / "inputs.json").read_text())
+    beir = {**inputs, "format": "beir", "heldout_sources": [
+        {"keys": ["source.dev_split"], "file": "beir/qrels/test.tsv", "queries": 3},
+        {"keys": ["source.folder"], "file": "beir/qrels/Dev.tsv.gz", "queries": 1}]}
+    text = flat(card.render(manifest, beir, BATCH_DESCRIPTIONS))
+    assert "held-out development or test query (1 from `dev_queries`, 2 from `audit.queries`) and" in text
+    assert ("Held out, whether source.heldout_queries lists them or not, are the build's own evaluation queries "
+            "(every qrels split of its folder but the train split, and the label audit's queries) with every file "
+            "source.heldout_queries lists, each query under the first source holding it: `source.dev_split`: "
+            "beir/qrels/test.tsv (3 queries); `source.folder`: beir/qrels/Dev.tsv.gz (1 query)." in text)

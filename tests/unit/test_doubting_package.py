@@ -149,8 +149,9 @@ def check_card_invariants(pkg: Path) -> None:
         assert (pkg / rel).is_file(), rel
     collection, dev_all = lines(pkg / "ids/train_collection.txt"), lines(pkg / "ids/dev_all.txt")
     excluded = pd.read_csv(pkg / "ids/train_excluded.tsv", sep="\t", dtype=str)
-    assert list(excluded.columns) == ["query_id", "reason", "duplicate_of"]
+    assert list(excluded.columns) == ["query_id", "reason", "duplicate_of", "source_key", "source_file"]
     assert set(excluded["reason"]) <= {"heldout", "repeat"} and not set(excluded["query_id"]) & set(collection)
+    assert excluded.notna().all().all()  # every exclusion names the source of the query it duplicates
 
     for split in ("train", "dev"):
         j = table(pkg, "judgments", split)
@@ -247,6 +248,10 @@ def check_card_invariants(pkg: Path) -> None:
         for split in splits:
             assert f"| {man['rows'][config][split]:,} |" in readme
     assert f"({man['version']})" in readme and f"{len(strict_ids):,} queries of the strict subset" in readme
+    # the card names the source of the held-out exclusions and the text rule
+    for key in excluded.loc[excluded["reason"] == "heldout", "source_key"].unique():
+        assert f"from `{key}`" in readme
+    assert "format characters (zero-width characters, soft hyphens, byte-order marks" in readme
     subprocess.run(["sha256sum", "-c", "--strict", "--quiet", "SHA256SUMS"], cwd=pkg, check=True)
 
 

@@ -44,8 +44,9 @@ from irdata.errors import InputError
 from irdata.eval44b.inputs import KINDS, load_papers, load_reviews
 from irdata.msmarco_inputs import NO_ANSWER, read_reference_answers
 from irdata.plain_bytes import CODECS
+from irdata.query_text import normalize_query_text
 from irdata.shards import read_id_list
-from irdata.tsv import HEADER_WORDS, ID_FORBIDDEN, normalize_query_text, read_id_text_tsv, read_trec_qrels
+from irdata.tsv import HEADER_WORDS, ID_FORBIDDEN, read_id_text_tsv, read_trec_qrels
 
 EXAMPLES = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 BOM = b"\xef\xbb\xbf"

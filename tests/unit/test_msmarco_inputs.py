@@ -12,6 +12,7 @@ from snakemake.utils import update_config
 
 from irdata.errors import InputError
 from irdata.grade_scale import GRADES
+from irdata.heldout import msmarco_heldout_files
 from irdata.msmarco_inputs import (
     NO_ANSWER,
     answers_of_dev_queries,
@@ -116,14 +117,20 @@ def demo_inputs(root: Path, **replace) -> dict:
     for key, name in files.items():
         out[key] = root / name
         shutil.copyfile(DEMO / name, out[key])
-    out["heldout_queries"] = [DEMO / "queries.dev.small.tsv", DEMO / "queries.test.tsv"]
     out.update(replace)
+    out["heldout_queries"] = held_out(out, DEMO / "queries.test.tsv")
     return out
+
+
+def held_out(inputs: dict, *listed) -> list:
+    """The held-out sources of a build of `inputs` that lists the files `listed` (its dev queries first)."""
+    return msmarco_heldout_files({"dev_queries": str(inputs["dev_queries"]), "heldout_queries": list(map(str, listed)),
+                                  "audit": {"queries": None}})
 
 
 def checked_paths(root: Path) -> dict:
     return {"train_qrels": root / "c/train.qrels", "dev_qrels": root / "c/dev.qrels",
-            "dev_answers": root / "c/dev_answers.jsonl"}
+            "dev_answers": root / "c/dev_answers.jsonl", "heldout_queries": root / "c/heldout.queries.tsv"}
 
 
 def test_validation_writes_the_same_checked_answers_from_the_qna_v21_file(tmp_path):
@@ -247,7 +254,7 @@ def test_input_that_would_break_a_released_file_is_refused_and_nothing_is_writte
     if key == "heldout_queries":
         target = tmp_path / "queries.test.tsv"
         shutil.copyfile(DEMO / "queries.test.tsv", target)
-        inputs["heldout_queries"] = [DEMO / "queries.dev.small.tsv", target]
+        inputs["heldout_queries"] = held_out(inputs, target)
     else:
         target = inputs[key]
     line = _append(target, data)
@@ -351,8 +358,13 @@ def test_gzip_inputs_are_checked_as_their_plain_twins(tmp_path):
         inputs[key].unlink()
         packed.write_bytes(gzip.compress(b"qid\tQ0\tdocid\trel\n" + data if key == "train_qrels" else data))
         inputs[key] = packed
+    inputs["heldout_queries"] = held_out(inputs, DEMO / "queries.test.tsv")  # the dev queries under their new name
     report = validate_msmarco_inputs(**inputs, checked=checked_paths(b), passage_store=b / "store.arrow")
-    assert report["rows"] == plain["rows"]
+    def by_role(rows):  # the held-out files' rows are keyed by their paths, which differ
+        return {key: value for key, value in rows.items() if not key.startswith("heldout:")}, \
+            sorted(value for key, value in rows.items() if key.startswith("heldout:"))
+
+    assert by_role(report["rows"]) == by_role(plain["rows"])
     assert report["header_lines"] == {str(inputs["train_qrels"]): 1}
     for name in ("c/train.qrels", "c/dev.qrels", "c/dev_answers.jsonl", "store.arrow"):
         assert (a / name).read_bytes() == (b / name).read_bytes(), name

@@ -98,7 +98,9 @@ EXPECTED = {
     "doubting.package_dir": {"package", "report_doubting"} | RELEASE,
     "doubting.release_ledger": {"package"} | RELEASE,
     **{f"doubting.audit.{key}": {"audit_labels"} | RELEASE
-       for key in ("qrels", "queries", "grades_from", "grading", "per_grade", "missing_passages")},
+       for key in ("qrels", "grades_from", "grading", "per_grade", "missing_passages")},
+    # the audit's queries are held out from train (irdata/heldout.py)
+    "doubting.audit.queries": {"audit_labels"} | RAW_INPUT,
     # and the random run's order, and the human audit's sample
     "doubting.audit.seed": {"audit_labels", "audit_runs", "human_audit_sheet"} | RELEASE,
     **{f"doubting.audit.human.{key}": {"human_audit_sheet"} | RELEASE for key in ("sample_queries", "split")},

@@ -122,7 +122,7 @@ def test_the_input_check_keeps_titles_and_holds_out_the_other_splits(built):
     assert store.titled and store.title("d12") == "Tides"
     # train q5 repeats q9 of the dev qrels split, which config/beir-example.yaml holds out
     excluded = (work / "ids/train_excluded.tsv").read_text().splitlines()
-    assert "q5\theldout\tq9" in excluded
+    assert "q5\theldout\tq9\tsource.folder\tresources/beir-example/qrels/dev.tsv" in excluded
     assert set((work / "ids/dev_all.txt").read_text().split()) <= {"q6", "q7", "q8"}
 
 

@@ -2,6 +2,7 @@
 rules on the planted cases, and bad input stopping the run before any expensive stage."""
 
 import csv
+from pathlib import Path
 
 import pytest
 
@@ -35,7 +36,12 @@ def planted_and_excluded(root) -> tuple[set, set]:
         planted = {(r["query_id"], r["reason"], r["duplicate_of"]) for r in csv.DictReader(fh, delimiter="\t")}
     with open(root / "work/doubting/demo/ids/train_excluded.tsv", newline="") as fh:
         rows = list(csv.DictReader(fh, delimiter="\t"))
-    assert list(rows[0]) == ["query_id", "reason", "duplicate_of"]
+    assert list(rows[0]) == ["query_id", "reason", "duplicate_of", "source_key", "source_file"]
+    # each exclusion names its source: the dev file for a dev query (config.yaml lists it first), the test file's
+    # key for a test query, the train queries for a repeat
+    sources = {"queries.dev.small.tsv": "dev_queries", "queries.test.tsv": "heldout_queries[1]",
+               "queries.train.tsv": "train_queries"}
+    assert all(sources[Path(r["source_file"]).name] == r["source_key"] for r in rows)
     return planted, {(r["query_id"], r["reason"], r["duplicate_of"]) for r in rows}
 
 

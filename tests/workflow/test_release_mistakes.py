@@ -132,3 +132,19 @@ def test_a_downstream_comparison_that_cannot_run_stops_at_planning_naming_each_m
                  "doubting.downstream.eval_sets[2].name: 'Example' names eval_sets[1] too",
                  "doubting.downstream.base_models[1]: 'no-such-model' is not available offline"):
         assert line in out
+
+
+def test_the_dev_file_named_as_train_queries_stops_at_planning_naming_both_keys(workflow):
+    """Before, a build whose train_queries was its dev file passed planning, the input check and the dedup, and its
+    dev queries shipped as train (40 of 40 from the demo's files)."""
+    demo = {key: f"resources/demo/{name}" for key, name in (
+        ("collection", "collection.tsv"), ("train_queries", "queries.dev.small.tsv"),
+        ("train_qrels", "qrels.dev.small.tsv"), ("dev_queries", "queries.dev.small.tsv"),
+        ("dev_qrels", "qrels.dev.small.tsv"), ("dev_answers", "answers.dev.small.jsonl"))}
+    (workflow.root / "mine.yaml").write_text(json.dumps({"builds": {"demo": None, "mine": {"version": "v1", **demo}}}))
+    proc = workflow.snakemake("-n", "--configfile", "config.yaml", "mine.yaml", check=False, timeout=300)
+    out = proc.stdout + proc.stderr
+    print(out)
+    assert proc.returncode != 0 and "Traceback" not in out and len(out.splitlines()) <= 8
+    assert ("builds.mine.dev_queries: resources/demo/queries.dev.small.tsv is the file of builds.mine.train_queries "
+            "(resources/demo/queries.dev.small.tsv)") in out

@@ -13,6 +13,14 @@ import pyarrow.compute as pc
 
 from .atomic import atomic_open, write_json_atomic, write_jsonl_atomic
 from .errors import InputError
+from .heldout import (
+    Source,
+    combine_heldout,
+    msmarco_heldout_files,
+    refuse_train_held_out,
+    sources_record,
+    write_checked_heldout,
+)
 from .json_files import jsonl_records
 from .passage_store import write_passage_store
 from .plain_bytes import open_plain, refuse_stream
@@ -207,42 +215,56 @@ def write_qrels(table: pa.Table, path) -> None:
 
 
 def validate_msmarco_inputs(collection, train_queries, train_qrels, dev_queries, dev_qrels,
-                            dev_answers, heldout_queries, qrels_missing_passages: str = "error",
+                            dev_answers, heldout_queries: list[Source], qrels_missing_passages: str = "error",
                             checked: dict | None = None, passage_store=None) -> dict:
     """Read and check every input; return a report with row counts and sha256 of each file.
 
     Raises InputError at the first problem, naming the file, line and field; a TSV or qrels file's header line
-    is skipped and counted (`header_lines`, irdata.tsv.header_lines). `checked`, when given,
+    is skipped and counted (`header_lines`, irdata.tsv.header_lines). `heldout_queries`: the held-out sources
+    (irdata.heldout.msmarco_heldout_files: the dev queries, the listed files, the audit's queries) in precedence
+    order, or the listed files alone (the dev queries are then held out before them); one that holds every train
+    query is refused (irdata.heldout.refuse_train_held_out). `checked`, when given,
     names the files every later stage reads instead of the raw ones: {"train_qrels", "dev_qrels"}
-    (TREC qrels, minus the rows dropped per qrels_missing_passages) and "dev_answers" (JSON lines of
-    the dev queries' answers, in dev_queries order, whatever the input format). Once every input is
-    valid, the collection parsed here is written as the passage store `passage_store` (when given),
-    so that no later stage parses the TSV again. A pipe or a device is refused: each input is read again for its
-    sha256.
+    (TREC qrels, minus the rows dropped per qrels_missing_passages), "dev_answers" (JSON lines of
+    the dev queries' answers, in dev_queries order, whatever the input format) and "heldout_queries" (every
+    held-out query with its source, irdata.heldout.write_checked_heldout; the report's `heldout_sources` names
+    them). Once every input is valid, the collection parsed here is written as the passage store
+    `passage_store` (when given), so that no later stage parses the TSV again. A pipe or a device is refused:
+    each input is read again for its sha256.
     """
+    if not all(isinstance(source, Source) for source in heldout_queries):  # files listed as heldout_queries
+        heldout_queries = msmarco_heldout_files({"dev_queries": str(dev_queries), "audit": {"queries": None},
+                                                 "heldout_queries": [str(path) for path in heldout_queries]})
     for path in input_paths(collection, train_queries, train_qrels, dev_queries, dev_qrels, dev_answers,
-                            heldout_queries):
+                            [source.file for source in heldout_queries]):
         refuse_stream(path, "the input check reads each input twice, its records and then its sha256")
     passages = read_collection(collection)
     pids = passages.column("passage_id")
     report = {"files": {}, "rows": {"collection": passages.num_rows}, "qrels_dropped": {}}
-    checked_qrels = {}
+    checked_qrels, split_queries = {}, {}
     for name, queries_path, qrels_path in (("train", train_queries, train_qrels),
                                            ("dev", dev_queries, dev_qrels)):
-        queries = read_queries(queries_path)
+        queries = split_queries[name] = read_queries(queries_path)
         qrels, dropped = check_qrels(qrels_path, read_trec_qrels(qrels_path), pids, collection,
                                      queries.column("query_id"), queries_path, qrels_missing_passages)
         report["rows"][f"{name}_queries"] = queries.num_rows
         report["rows"][f"{name}_qrels"] = qrels.num_rows
         report["qrels_dropped"][name] = dropped
         checked_qrels[name] = qrels
-        if name == "dev":
-            dev_ids = queries.column("query_id").to_pylist()
+    dev_ids = split_queries["dev"].column("query_id").to_pylist()
     answers, counts = answers_of_dev_queries(dev_answers, dev_queries, dev_ids)
     report["rows"].update(counts)
-    for path in heldout_queries:
-        report["rows"][f"heldout:{path}"] = read_queries(path).num_rows
-    paths = input_paths(collection, train_queries, train_qrels, dev_queries, dev_qrels, dev_answers, heldout_queries)
+    heldout = [(source, read_queries(source.file)) for source in heldout_queries]
+    for source, table in heldout:
+        report["rows"][f"heldout:{source.file}"] = table.num_rows
+    train_source = Source("train_queries", str(train_queries))
+    refuse_train_held_out(train_source, split_queries["train"], heldout)
+    heldout_table, heldout_counts = combine_heldout(heldout)
+    report["rows"].update(heldout_counts)
+    report["train_source"] = train_source.record()
+    report["heldout_sources"] = sources_record(heldout, heldout_table)
+    paths = input_paths(collection, train_queries, train_qrels, dev_queries, dev_qrels, dev_answers,
+                        [source.file for source in heldout_queries])
     for path in paths:
         report["files"][path] = {"sha256": sha256_file(path), "bytes": Path(path).stat().st_size}
     trec = {str(train_qrels), str(dev_qrels)}
@@ -253,6 +275,7 @@ def validate_msmarco_inputs(collection, train_queries, train_qrels, dev_queries,
         for name, qrels in checked_qrels.items():
             write_qrels(qrels, checked[f"{name}_qrels"])
         write_jsonl_atomic(checked["dev_answers"], ({"query_id": q, "answers": a} for q, a in answers.items()))
+        write_checked_heldout(heldout_table, checked["heldout_queries"])
     if passage_store is not None:
         write_passage_store(passages.rename_columns(["id", "text"]), passage_store)
     return report
@@ -265,15 +288,15 @@ def input_paths(collection, train_queries, train_qrels, dev_queries, dev_qrels, 
                                                dev_answers, *heldout_queries)))
 
 
-# the keys of a Doubting section that name its MS MARCO-format input files, in input_paths's order (with
-# heldout_queries, a list, after them)
+# the keys of a Doubting section that name its MS MARCO-format input files, in input_paths's order (with the
+# held-out query files after them: irdata.heldout.msmarco_heldout_files)
 RAW_FILE_KEYS = ("collection", "train_queries", "train_qrels", "dev_queries", "dev_qrels", "dev_answers")
 
 
 def raw_input_paths(config: dict) -> list[str]:
     """The raw input files the config names (doubting.*), each once, in input_paths's order."""
     d = config["doubting"]
-    return input_paths(*(d[key] for key in RAW_FILE_KEYS), d["heldout_queries"])
+    return input_paths(*(d[key] for key in RAW_FILE_KEYS), [source.file for source in msmarco_heldout_files(d)])
 
 
 def checked_record_name(paths: list[str]) -> str:
@@ -309,14 +332,18 @@ def check_inputs_current(report_path, report: dict, paths: list[str]) -> None:
 
 
 def run_validate_msmarco_inputs(*, collection, train_queries, raw_train_qrels, dev_queries, raw_dev_qrels,
-                                raw_dev_answers, heldout_queries, train_qrels, dev_qrels, dev_answers, report, checked,
-                                store, settings: dict) -> dict:
+                                raw_dev_answers, raw_heldout_queries, train_qrels, dev_qrels, dev_answers,
+                                heldout_queries, report, checked, store, settings: dict) -> dict:
     """The validate_msmarco_inputs rule: check the raw inputs, write the checked files (`train_qrels`,
-    `dev_qrels`, `dev_answers`), the passage `store`, the `report` and the record `checked` of the inputs."""
+    `dev_qrels`, `dev_answers`, `heldout_queries`), the passage `store`, the `report` and the record `checked` of
+    the inputs. The held-out files `raw_heldout_queries` are named by their keys in settings["heldout"]."""
+    keys = {record["file"]: record["keys"] for record in settings["heldout"]}
+    sources = [Source.from_record({"keys": keys[str(path)], "file": str(path)}) for path in raw_heldout_queries]
     result = validate_msmarco_inputs(
-        collection, train_queries, raw_train_qrels, dev_queries, raw_dev_qrels, raw_dev_answers, list(heldout_queries),
+        collection, train_queries, raw_train_qrels, dev_queries, raw_dev_qrels, raw_dev_answers, sources,
         qrels_missing_passages=settings["qrels_missing_passages"],
-        checked={"train_qrels": train_qrels, "dev_qrels": dev_qrels, "dev_answers": dev_answers}, passage_store=store,
+        checked={"train_qrels": train_qrels, "dev_qrels": dev_qrels, "dev_answers": dev_answers,
+                 "heldout_queries": heldout_queries}, passage_store=store,
     )
     write_json_atomic(report, result)
     write_json_atomic(checked, {"inputs": list(result["files"])})

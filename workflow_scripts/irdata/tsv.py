@@ -27,6 +27,7 @@ import pyarrow.csv as pacsv
 
 from .errors import InputError
 from .plain_bytes import open_plain, plain_path, refuse_stream, rereadable
+from .query_text import normalize_query_text
 
 QRELS_COLUMNS = ("query_id", "iteration", "passage_id", "relevance")
 
@@ -269,15 +270,6 @@ def text_problem(value: str, what: str = "text") -> str | None:
     return None
 
 
-def normalize_query_text(texts) -> pa.Array:
-    """Lower case, Unicode punctuation (category P) removed, whitespace collapsed and trimmed: the texts the dedup
-    compares (irdata.dedup), and what a text of a query or passage must keep a character of."""
-    text = pc.utf8_lower(texts)
-    text = pc.replace_substring_regex(text, r"\p{P}+", "")
-    text = pc.replace_substring_regex(text, r"[\s\p{Z}]+", " ")
-    return pc.utf8_trim_whitespace(text)
-
-
 def _first(mask) -> int | None:
     return pc.index(mask, True).as_py() if pc.any(mask).as_py() else None
 
@@ -346,8 +338,9 @@ def _first_duplicate(values: pa.ChunkedArray) -> int | None:
 
 
 def _first_wordless(texts: pa.ChunkedArray) -> int | None:
-    """The first text that normalize_query_text leaves empty (empty, or punctuation and whitespace only), or None.
-    A text that starts with an ASCII letter or digit has a word: only the others are normalised."""
+    """The first text that the dedup's text rule (irdata.query_text.normalize_query_text) leaves empty (empty, or
+    punctuation and whitespace only), or None. A text that starts with an ASCII letter or digit has a word: only
+    the others are normalised."""
     maybe = np.flatnonzero(~_STARTS_WORD[_first_bytes(texts)])
     if not maybe.size:
         return None

@@ -36,6 +36,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..atomic import atomic_path, write_json_atomic, write_lines_atomic
+from ..dedup import REASON_HELDOUT
 from ..grade_scale import GRADES
 from ..json_files import read_json
 from ..shard_files import OFFICIAL_ROWS, SPLIT_FILES, shard_file
@@ -247,7 +248,10 @@ def assemble(out_dir, ids: dict, shards: dict[str, list[ShardPaths]], train_qrel
     stats["trec"] = {TREC_STRICT: _write_trec_qrels(out_dir / TREC_STRICT, out_dir / DATA_FILES[("qrels", "dev")]),
                      TREC_GRADED: _write_trec_qrels(out_dir / TREC_GRADED, out_dir / DATA_FILES[("judgments", "dev")])}
     train = stats["splits"]["train"]
-    train["excluded"] = dict(sorted(Counter(reason for _, reason, _ in excluded).items()))
+    train["excluded"] = dict(sorted(Counter(row[1] for row in excluded).items()))
+    # the held-out queries that excluded train queries, by source (config key, file), in ids/train_excluded.tsv's order
+    by_source = Counter((key, file) for _, reason, _, key, file in excluded if reason == REASON_HELDOUT)
+    train["heldout_sources"] = [{"key": key, "file": file, "queries": n} for (key, file), n in by_source.items()]
     train["assigned"] = len(collection) + len(excluded)
     stats["ids"] = {"train_collection": len(collection), "train_excluded": len(excluded), "dev_all": len(dev_all),
                     "dev_strict": len(dev_strict)}

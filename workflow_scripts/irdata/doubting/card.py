@@ -19,12 +19,14 @@ from ..card_text import count, decimal, fill, loading_head, md_table, median, pa
 from ..downstream.compare import card_section
 from ..grade_scale import GRADES
 from ..grading_modes import grading_mode
+from ..query_text import RULE_TEXT
 from . import baseline_run
 from .assemble import CONFIG_SPLITS, TREC_GRADED, TREC_STRICT
 from .card_parts import (
     audit_grades_from,
     audit_text,
     column_meanings,
+    heldout_texts,
     human_audit_text,
     llm_failures_text,
     schema_table,
@@ -298,6 +300,7 @@ def render(manifest: dict, inputs: dict, batch_descriptions: dict) -> str:
     configs = declared_configs(rows)
     default_config = next(iter(configs), None)
     excluded = t["excluded"]
+    heldout_by_source, heldout_sources = heldout_texts(t, inputs)
     n_collection_passages = inputs.get("rows", {}).get("collection")
     n_dev_file = inputs.get("rows", {}).get("dev_queries")
     model = model_name(manifest["llm"])
@@ -403,7 +406,8 @@ def render(manifest: dict, inputs: dict, batch_descriptions: dict) -> str:
         "text_source": "your own copy of MS MARCO" if msmarco else "the corpus files they come from",
         "contents": contents, "empty_splits": empty_splits_text(rows, configs, t, d), "src": src,
         "train_queries": count(t["queries"]), "assigned": count(t["assigned"]),
-        "heldout": count(excluded.get("heldout", 0)),
+        "heldout": count(excluded.get("heldout", 0)), "heldout_by_source": heldout_by_source,
+        "heldout_sources": heldout_sources, "text_rule": RULE_TEXT,
         "repeat": count(excluded.get("repeat", 0)), "queries_with_agent_rows": count(t["queries_with_agent_rows"]),
         "train_agent_pairs": count(t["agent_pairs"]),
         "queries_without_agent_rows": count(t["queries_without_agent_rows"]),

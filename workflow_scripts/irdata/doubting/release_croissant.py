@@ -31,7 +31,8 @@ COMPANION_DESCRIPTIONS = {
     TREC_GRADED: "every graded development pair in TREC format (query_id 0 passage_id grade, 0-3)",
     RUN_FILE: "a BM25 baseline run of the development queries in TREC run format",
     ID_FILES["train_collection"]: "the query ids of the training collection, one a line",
-    ID_FILES["train_excluded"]: "the excluded training query ids with the reason (query_id, reason, duplicate_of)",
+    ID_FILES["train_excluded"]: ("the excluded training query ids with the reason, the query each duplicates and that "
+                                 "query's source (query_id, reason, duplicate_of, source_key, source_file)"),
     ID_FILES["dev_all"]: "all development query ids, one a line",
     ID_FILES["dev_strict"]: "the development query ids of the strict subset, one a line",
     "README.md": "the dataset card",

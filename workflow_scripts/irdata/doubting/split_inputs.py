@@ -10,6 +10,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..dedup import EXCLUDED_COLUMNS
 from ..errors import InputError
 from ..shards import read_id_list
 from ..tsv import read_trec_qrels
@@ -83,14 +84,14 @@ class Batches:
 
 
 def read_excluded(path) -> list[list[str]]:
-    """ids/train_excluded.tsv's rows: query_id, reason, duplicate_of."""
+    """ids/train_excluded.tsv's rows (irdata.dedup.EXCLUDED_COLUMNS)."""
     lines = Path(path).read_text(encoding="utf-8").splitlines()
-    if not lines or lines[0].split("\t") != ["query_id", "reason", "duplicate_of"]:
-        raise InputError(path, "header must be query_id<TAB>reason<TAB>duplicate_of", line=1)
+    if not lines or lines[0].split("\t") != EXCLUDED_COLUMNS:
+        raise InputError(path, f"header must be {'<TAB>'.join(EXCLUDED_COLUMNS)}", line=1)
     rows = []
     for number, line in enumerate(lines[1:], start=2):
         parts = line.split("\t")
-        if len(parts) != 3 or not all(parts):
-            raise InputError(path, "expected 3 non-empty tab-separated fields", line=number)
+        if len(parts) != len(EXCLUDED_COLUMNS) or not all(parts):
+            raise InputError(path, f"expected {len(EXCLUDED_COLUMNS)} non-empty tab-separated fields", line=number)
         rows.append(parts)
     return rows

@@ -3,8 +3,9 @@ input checks, the query dedup, the label audit and the human audit, and the rele
 
 from __future__ import annotations
 
-from ..beir_inputs import raw_beir_paths, source_input_paths
+from ..beir_inputs import source_input_paths
 from ..dedup import sample_settings
+from ..heldout import beir_heldout_files, msmarco_heldout_files
 from ..llm.settings import CONNECTION_SETTINGS
 from ..msmarco_inputs import raw_input_paths
 from ..retrieval.stages import search_settings
@@ -48,6 +49,10 @@ def report_settings(config: dict) -> dict:
             "beir": beir if source["format"] == "beir" else None}
 
 
+def _heldout_records(files) -> list[dict]:
+    return [source.record() for source in files]
+
+
 def _release_settings(config: dict) -> dict:
     doubting = config["doubting"]
     return {"version": doubting["version"], "version_key": version_key(config), "repo_id": doubting["repo_id"],
@@ -58,17 +63,22 @@ def _release_settings(config: dict) -> dict:
 STAGES = (
     # The raw input paths are in the input check's settings, so that naming other files reruns it;
     # stage_release checks them against the check's inputs.json.
+    # The held-out query files are in both checks' settings with the keys that name them (irdata/heldout.py): the
+    # keys name each held-out query's source in ids/train_excluded.tsv.
     Stage(
         name="validate_msmarco_inputs",
         settings=lambda config, **_: canonical({
-            "qrels_missing_passages": config["doubting"]["qrels_missing_passages"], "inputs": raw_input_paths(config)}),
+            "qrels_missing_passages": config["doubting"]["qrels_missing_passages"], "inputs": raw_input_paths(config),
+            "heldout": _heldout_records(msmarco_heldout_files(config["doubting"]))}),
     ),
     Stage(
         name="validate_beir_inputs",
         # under format msmarco this stage does not run: its settings then hold the source only, so that changing
         # an MS MARCO file reruns validate_msmarco_inputs alone
-        settings=lambda config, **_: canonical({"source": config["doubting"]["source"], "inputs": (
-            raw_beir_paths(config["doubting"]["source"]) if config["doubting"]["source"]["format"] == "beir" else [])}),
+        settings=lambda config, **_: canonical({"source": config["doubting"]["source"], **(
+            {"inputs": source_input_paths(config),
+             "heldout": _heldout_records(beir_heldout_files(config["doubting"]))}
+            if config["doubting"]["source"]["format"] == "beir" else {"inputs": []})}),
     ),
     Stage(name="dedup_train_queries", settings=lambda config, **_: sample_settings(config)),
     Stage(name="check_acquisition_batches", settings=lambda config, **_: canonical({

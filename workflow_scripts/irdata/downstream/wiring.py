@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..beir_inputs import beir_paths
 from ..doubting.release_files import TREC_STRICT
 from ..shards import size_shard_count
 from ..training.models import MODEL_FILES
@@ -19,10 +20,10 @@ def beir_sets(config: dict) -> dict[str, dict]:
 
 
 def beir_files(config: dict, dscoll: str) -> dict[str, str]:
-    """A BEIR-format set's corpus, queries and qrels of its split, as downstream_beir_inputs reads them."""
+    """A BEIR-format set's corpus, queries and qrels of its split, as downstream_beir_inputs reads them (the layout
+    of a BEIR folder: irdata.beir_inputs.beir_paths)."""
     beir = beir_sets(config)[dscoll]
-    return {"corpus": f"{beir['path']}/corpus.jsonl", "queries": f"{beir['path']}/queries.jsonl",
-            "qrels": f"{beir['path']}/qrels/{beir['split']}.tsv"}
+    return {name: str(path) for name, path in beir_paths(beir["path"], beir["split"]).items()}
 
 
 def store(dscoll: str, build: str, build_store: str) -> str:
