@@ -33,6 +33,7 @@ No dependency beyond the standard library (pyarrow for the export).
 
 import argparse
 import bz2
+import contextlib
 import gzip
 import io
 import json
@@ -146,35 +147,50 @@ def _unpacked(stream, path, state):
     return io.BufferedReader(_Prefixed(head, stream))
 
 
-def _lines(path):
-    """(number, text) of each line of a UTF-8 text file, compressed or not, read once front to back, with the
-    line ends of Python's text mode (which ir_measures reads with): LF, CRLF and CR; a BOM is dropped."""
-    state, number = {}, 0
+@contextlib.contextmanager
+def open_binary(path, where=lambda: ""):
+    """The bytes of `path`'s text (- is standard input) as a binary stream, read once front to back: decompressed
+    when its first bytes say gzip, bzip2 or xz, refused when they say an archive or another binary format. A damaged
+    compressed file is a FormatError, `where()` saying how far it was read."""
+    state = {}
     stream = _open(path)
     try:
         with stream:
-            text = io.TextIOWrapper(_unpacked(stream, path, state), encoding="utf-8", errors="surrogateescape",
-                                    newline=None)
-            for number, line in enumerate(iter(lambda: text.readline(MAX_LINE + 1), ""), start=1):
-                if number == 1:
-                    line = line.removeprefix("\ufeff")
-                if "\0" in line:
-                    raise FormatError(path, f"a NUL character (character {line.index(chr(0)) + 1}), which ends a "
-                                      "string to trec_eval; remove it, or is this no text file?", line=number)
-                bad = NOT_UTF8.search(line)
-                if bad:
-                    raise FormatError(path, f"not UTF-8 text (character {bad.start() + 1} of the line): TREC files "
-                                      "are plain text; re-encode it as UTF-8", line=number)
-                if len(line) > MAX_LINE:
-                    raise FormatError(path, f"a line longer than {MAX_LINE:,} characters: no TREC file", line=number)
-                yield number, line
+            yield _unpacked(stream, path, state)
     except DECOMPRESSION_ERRORS as exc:
         packed = state.get("compression")
         if packed is None:
             raise FormatError(path, f"cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
         check = next(command for name, _, _, command in COMPRESSIONS if name == packed)
-        raise FormatError(path, f"cannot be read as {packed} ({exc}) after line {number}: a damaged or cut file; "
-                          f"check it with {check}") from None
+        raise FormatError(path, f"cannot be read as {packed} ({exc}){where()}: a damaged or cut file; check it "
+                          f"with {check}") from None
+
+
+@contextlib.contextmanager
+def open_text(path, where=lambda: ""):
+    """open_binary's stream as text, with the line ends of Python's text mode (LF, CRLF, CR), a byte that is no
+    UTF-8 as a lone surrogate (NOT_UTF8 finds it)."""
+    with open_binary(path, where) as binary:
+        yield io.TextIOWrapper(binary, encoding="utf-8", errors="surrogateescape", newline=None)
+
+
+def _lines(path):
+    """(number, text) of each line of a UTF-8 text file (open_text), a BOM dropped, as ir_measures reads it."""
+    number = 0
+    with open_text(path, lambda: f" after line {number}") as text:
+        for number, line in enumerate(iter(lambda: text.readline(MAX_LINE + 1), ""), start=1):
+            if number == 1:
+                line = line.removeprefix("\ufeff")
+            if "\0" in line:
+                raise FormatError(path, f"a NUL character (character {line.index(chr(0)) + 1}), which ends a "
+                                  "string to trec_eval; remove it, or is this no text file?", line=number)
+            bad = NOT_UTF8.search(line)
+            if bad:
+                raise FormatError(path, f"not UTF-8 text (character {bad.start() + 1} of the line): TREC files "
+                                  "are plain text; re-encode it as UTF-8", line=number)
+            if len(line) > MAX_LINE:
+                raise FormatError(path, f"a line longer than {MAX_LINE:,} characters: no TREC file", line=number)
+            yield number, line
 
 
 def _number(text):
@@ -311,27 +327,28 @@ def evaluate(qrels, run, min_rel=MIN_REL, per_query=None, highest=None):
     return result
 
 
-def write_text(path, chunks):
-    """The strings `chunks` into `path` whole (a temporary file beside it, renamed), its folders created; - is
-    stdout, and a device or a pipe (/dev/stdout) is written as it is."""
+def write_file(path, write, binary=False):
+    """write(fh) into `path` whole: a temporary file beside it, renamed, its folders created, so that no reader sees
+    half a file. - is standard output, and a device or a pipe (/dev/stdout) is written as it is."""
     if path == "-":
-        sys.stdout.writelines(chunks)
+        write(sys.stdout.buffer if binary else sys.stdout)
         return
+    opened = {"mode": "wb"} if binary else {"mode": "w", "encoding": "utf-8", "newline": "\n"}
     target = Path(path)
     if target.is_dir():
         raise FormatError(path, "a folder: name a file in it")
     try:
         if target.exists() and not target.is_file():
-            with open(target, "w", encoding="utf-8", newline="\n") as fh:
-                fh.writelines(chunks)
+            with open(target, **opened) as fh:
+                write(fh)
             return
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     except OSError as exc:
         raise FormatError(path, f"cannot be written ({exc.strerror or exc})") from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.writelines(chunks)
+        with os.fdopen(fd, **opened) as fh:
+            write(fh)
         os.replace(tmp, target)
     except BaseException as exc:
         os.unlink(tmp)
@@ -358,7 +375,7 @@ def export_train_qrels(package, out):
             q, p, g = (batch.column(i).to_pylist() for i in range(3))
             yield "".join(f"{a} 0 {b} {c}\n" for a, b, c in zip(q, p, g))
 
-    write_text(out, chunks())
+    write_file(out, lambda fh: fh.writelines(chunks()))
     return table.num_rows
 
 
@@ -395,7 +412,7 @@ def _evaluate_files(args):
     if per_query is not None:
         lines = ["query_id\t" + "\t".join(MEASURES)]
         lines += [q + "".join(f"\t{scores[m]:.6f}" for m in MEASURES) for q, scores in per_query.items()]
-        write_text(args.per_query, [line + "\n" for line in lines])
+        write_file(args.per_query, lambda fh: fh.writelines(line + "\n" for line in lines))
     if args.json:
         print(json.dumps({**result, "run_lines": run_counts, "qrels_lines": qrels_counts}, indent=2, sort_keys=True))
         return
