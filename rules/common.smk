@@ -60,12 +60,13 @@ except WorkflowError as error:
 for _built in BUILDS.values():
     resolve_config_inputs(_built, workflow.basedir)
 
-# An input file the config names that does not exist stops the planning in a line naming its key, before
-# Snakemake would name only the file in a rule's MissingInputException (the targets are not known here)
+# An input file the config names that does not exist, or an audit runs folder that gives no run, stops the
+# planning in a line naming its key, before Snakemake would name only the file in a rule's MissingInputException
+# (the targets are not known here)
 _missing = _missing_inputs(BUILDS, config, Path.cwd())
 if _missing:
     raise WorkflowError(
-        "The config names input files that do not exist; fix the path at the key named first:\n  "
+        "The config names input files that do not exist or give no input; fix the path at the key named first:\n  "
         + "\n  ".join(_missing)
     )
 
