@@ -8,8 +8,9 @@ blocks and only the passages the config refers to are kept, so memory follows th
 8.8M-passage collection. Every column of the config is kept, `origin` included for judgments: one
 pair can carry both an agent grade and an official-positive grade. Adds query_text and
 passage_text (positive_text for train_queries); an id missing from the file gives a null text.
-A build from a BEIR folder: give its corpus.jsonl and queries.jsonl (files named .jsonl are read as
-BEIR's JSON lines); the passage's title is added too, as passage_title (positive_title).
+A build from a BEIR folder: give its corpus.jsonl and queries.jsonl (read as BEIR's JSON lines, as is a file
+named neither .jsonl nor .tsv, such as a pipe, whose first line starts with {); the passage's title is added
+too, as passage_title (positive_title).
 
 Each file is read once, as examples/evaluate.py reads one (it sits beside this script): gzip, bzip2 or xz by
 its first bytes whatever its name (collection.tsv.gz, a pipe, - for standard input), a tar or zip archive
@@ -37,7 +38,6 @@ else:  # run as a script: evaluate.py sits beside it, in examples/
 PASSAGE_COLUMN = {"qrels": "passage_id", "judgments": "passage_id", "train_queries": "positive_id"}
 BLOCK = 1 << 24  # characters read at a time
 MAX_LINE = 1 << 26  # characters: far above any passage; a file without line ends is refused, not held
-COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz")
 
 
 def line_blocks(path, block=BLOCK):
@@ -102,8 +102,8 @@ def _first(mask) -> int | None:
 
 
 def _tsv_block(path, first, lines, wanted):
-    """id, text, line of a block's lines whose id is in `wanted`; an empty line skipped, a line without exactly
-    one tab refused."""
+    """id, text, line of a block's lines whose id is in `wanted` (every line when None); an empty line skipped, a
+    line without exactly one tab refused."""
     texts = lines
     numbers = pa.array(range(first, first + len(lines)), pa.int64())
     nonempty = pc.not_equal(texts, "")
@@ -113,8 +113,8 @@ def _tsv_block(path, first, lines, wanted):
         raise FormatError(path, f"expected 2 fields (id TAB text), found {tabs[bad].as_py() + 1}", line=first + bad)
     fields = pc.split_pattern(texts.filter(nonempty), "\t", max_splits=1)
     ids, text = pc.list_element(fields, 0), pc.list_element(fields, 1)
-    keep = pc.is_in(ids, value_set=wanted)
-    return pa.table({"id": ids.filter(keep), "text": text.filter(keep), "line": numbers.filter(nonempty).filter(keep)})
+    table = pa.table({"id": ids, "text": text, "line": numbers.filter(nonempty)})
+    return table if wanted is None else table.filter(pc.is_in(ids, value_set=wanted))
 
 
 JSON_FIELDS = [("_id", pa.string()), ("title", pa.string()), ("text", pa.string())]
@@ -128,7 +128,8 @@ def _json_records(path, first, lines, nonblank):
         try:
             record = json.loads(lines[i].as_py())
         except ValueError as exc:
-            raise FormatError(path, f"not JSON ({exc})", line=first + i) from None
+            raise FormatError(path, f"not JSON ({exc}); read as BEIR's JSON lines by its name .jsonl, or by a first "
+                              "line that starts with {", line=first + i) from None
         if not isinstance(record, dict):
             raise FormatError(path, 'not a JSON object (a BEIR record is {"_id": ..., "text": ...})', line=first + i)
         for name, _ in JSON_FIELDS:
@@ -136,12 +137,19 @@ def _json_records(path, first, lines, nonblank):
             if not (isinstance(value, str) or (value is None and name != "_id")):
                 problem = "missing" if value is None else f"{json.dumps(value)[:40]} is no string"
                 raise FormatError(path, f"{problem} (BEIR's {name} is a string)", line=first + i, field=name)
+            if value is not None and not value.isascii():
+                try:
+                    value.encode("utf-8")
+                except UnicodeEncodeError:
+                    raise FormatError(path, "an escape of half a surrogate pair (\\ud800 alone), which is no "
+                                      "character", line=first + i, field=name) from None
             rows[name].append(value)
     return pa.table(rows, schema=pa.schema(JSON_FIELDS))
 
 
 def _jsonl_block(path, first, lines, wanted):
-    """id, title, text, line of a block's BEIR JSON lines whose _id is in `wanted`; blank lines skipped."""
+    """id, title, text, line of a block's BEIR JSON lines whose _id is in `wanted` (every one when None); blank
+    lines skipped."""
     nonblank = pc.indices_nonzero(pc.not_equal(pc.utf8_trim(lines, " \t"), ""))
     # the block as one text again (pyarrow's reader skips the blank lines, so record i is line nonblank[i])
     body = pc.binary_join(pa.ListArray.from_arrays(pa.array([0, len(lines)], pa.int32()), lines), "\n")[0].as_buffer()
@@ -155,7 +163,7 @@ def _jsonl_block(path, first, lines, wanted):
         table = _json_records(path, first, lines, nonblank)
     table = table.select(["_id", "title", "text"]).rename_columns(["id", "title", "text"])
     table = table.append_column("line", pc.add(nonblank.cast(pa.int64()), first))
-    return table.filter(pc.is_in(table.column("id"), value_set=wanted))
+    return table if wanted is None else table.filter(pc.is_in(table.column("id"), value_set=wanted))
 
 
 def _check_unique(path, table):
@@ -175,19 +183,29 @@ def _check_unique(path, table):
                       "join would have to pick one; remove the repeats", line=b, field="id")
 
 
-def is_jsonl(path) -> bool:
-    name = str(path)
-    for suffix in COMPRESSED_SUFFIXES:
+def _is_jsonl(path, lines) -> bool | None:
+    """Whether `path` is BEIR's JSON lines: by its name when it says (.jsonl or .tsv, compressed or not), else (a
+    pipe has no name) when its first non-blank line starts with {; None when `lines` are all blank."""
+    name = Path(str(path)).name
+    for suffix in (".gz", ".bz2", ".xz"):
         name = name.removesuffix(suffix)
-    return name.endswith(".jsonl")
+    if name.endswith((".jsonl", ".tsv")):
+        return name.endswith(".jsonl")
+    nonblank = pc.indices_nonzero(pc.not_equal(pc.utf8_trim(lines, " \t"), ""))
+    return lines[nonblank[0].as_py()].as_py().lstrip(" \t").startswith("{") if len(nonblank) else None
 
 
-def read_texts(path, wanted):
+def read_texts(path, wanted=None):
     """id/text table (and title, for BEIR JSON lines with any title) of the rows of `path` whose id is in
-    `wanted` (a pyarrow array), each id once."""
-    jsonl = is_jsonl(path)
-    block = _jsonl_block if jsonl else _tsv_block
-    parts = [block(path, first, lines, wanted) for first, lines in line_blocks(path)]
+    `wanted` (a pyarrow array; every row when None), each id once; BEIR's JSON lines or id TAB text, as
+    _is_jsonl says."""
+    jsonl, parts = None, []
+    for first, lines in line_blocks(path):
+        if jsonl is None:
+            jsonl = _is_jsonl(path, lines)
+            if jsonl is None:  # blank lines only: nothing to read yet
+                continue
+        parts.append((_jsonl_block if jsonl else _tsv_block)(path, first, lines, wanted))
     columns = ["id", "title", "text", "line"] if jsonl else ["id", "text", "line"]
     table = pa.concat_tables(parts) if parts else pa.table({name: pa.array([], pa.int64() if name == "line" else
                                                                            pa.string()) for name in columns})
