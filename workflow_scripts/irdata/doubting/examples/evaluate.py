@@ -178,19 +178,25 @@ def _lines(path):
     """(number, text) of each line of a UTF-8 text file (open_text), a BOM dropped, as ir_measures reads it."""
     number = 0
     with open_text(path, lambda: f" after line {number}") as text:
-        for number, line in enumerate(iter(lambda: text.readline(MAX_LINE + 1), ""), start=1):
-            if number == 1:
-                line = line.removeprefix("\ufeff")
-            if "\0" in line:
-                raise FormatError(path, f"a NUL character (character {line.index(chr(0)) + 1}), which ends a "
-                                  "string to trec_eval; remove it, or is this no text file?", line=number)
-            bad = NOT_UTF8.search(line)
-            if bad:
-                raise FormatError(path, f"not UTF-8 text (character {bad.start() + 1} of the line): TREC files "
-                                  "are plain text; re-encode it as UTF-8", line=number)
-            if len(line) > MAX_LINE:
-                raise FormatError(path, f"a line longer than {MAX_LINE:,} characters: no TREC file", line=number)
+        readline = text.readline
+        line = readline(MAX_LINE + 1).removeprefix("\ufeff")
+        while line:
+            number += 1
+            if "\0" in line or (not line.isascii() and NOT_UTF8.search(line)) or len(line) > MAX_LINE:
+                _refuse_line(path, line, number)
             yield number, line
+            line = readline(MAX_LINE + 1)
+
+
+def _refuse_line(path, line, number):
+    if "\0" in line:
+        raise FormatError(path, f"a NUL character (character {line.index(chr(0)) + 1}), which ends a string to "
+                          "trec_eval; remove it, or is this no text file?", line=number)
+    bad = NOT_UTF8.search(line)
+    if bad:
+        raise FormatError(path, f"not UTF-8 text (character {bad.start() + 1} of the line): TREC files are plain "
+                          "text; re-encode it as UTF-8", line=number)
+    raise FormatError(path, f"a line longer than {MAX_LINE:,} characters: no TREC file", line=number)
 
 
 def _number(text):
