@@ -15,7 +15,11 @@ from irdata.beir_inputs import source_input_paths as _source_input_paths
 from irdata.doubting import wiring as _doubting
 from irdata.doubting.human_audit import sheet_inputs as _human_audit_sheet_inputs
 from irdata.doubting.manifest import code_files as _code_files
-from irdata.doubting.audit_ranking import OWN_RUNS as AUDIT_OWN_RUNS, run_files as _audit_run_files
+from irdata.doubting.audit_ranking import (
+    OWN_RUNS as AUDIT_OWN_RUNS,
+    run_files as _audit_run_files,
+    run_selection_lines as _audit_run_lines,
+)
 from irdata.config_check import CONFIG_SECTIONS, ConfigError
 from irdata.builds import validated_builds as _validated_builds
 from irdata.input_keys import missing_inputs as _missing_inputs
@@ -60,14 +64,22 @@ except WorkflowError as error:
 for _built in BUILDS.values():
     resolve_config_inputs(_built, workflow.basedir)
 
-# An input file the config names that does not exist, or an audit runs folder that gives no run, stops the
-# planning in a line naming its key, before Snakemake would name only the file in a rule's MissingInputException
-# (the targets are not known here)
+# An input file the config names that does not exist stops the planning in a line naming its key, before
+# Snakemake would name only the file in a rule's MissingInputException (the targets are not known here)
 _missing = _missing_inputs(BUILDS, config, Path.cwd())
 if _missing:
     raise WorkflowError(
-        "The config names input files that do not exist or give no input; fix the path at the key named first:\n  "
+        "The config names input files that do not exist; fix the path at the key named first:\n  "
         + "\n  ".join(_missing)
+    )
+
+# and so does a runs folder of the audit that gives no run (a backup, a subfolder's runs) or two runs of one name
+# (a run and its .gz copy): a copy would be ranked as another system
+_run_problems = _audit_run_lines(BUILDS, Path.cwd())
+if _run_problems:
+    raise WorkflowError(
+        "The label audit's runs (doubting.audit.runs) are chosen, not swept up; fix the key named first:\n  "
+        + "\n  ".join(_run_problems)
     )
 
 

@@ -16,6 +16,7 @@ from irdata.doubting.audit_ranking import (
     read_run_file,
     run_files,
     run_selection,
+    run_selection_lines,
     system_agreement,
 )
 from irdata.doubting.card_parts import system_ranking_text
@@ -390,3 +391,21 @@ def test_a_run_reads_as_ir_measures_reads_it_whatever_its_spacing_and_compressio
     read = system_agreement(pool_qrels(pairs, "human"), pool_qrels(pairs, "grade"), {"r": read_run_file(other)})
     assert read == plain
     check_against_ir_measures(pairs, [paths[0]])  # and the plain run's scores are ir_measures'
+
+
+def test_the_planning_names_each_problem_of_a_builds_runs_by_its_key(tmp_path):
+    """rules/common.smk stops the planning with these lines, as the missing-input check names a path."""
+    runs = tmp_path / "runs"
+    (runs / "2019").mkdir(parents=True)
+    (runs / "2019/input.bm25.gz").write_text("")
+    copies = tmp_path / "copies"
+    copies.mkdir()
+    for name in ("bm25.trec", "bm25.trec.gz", "bm25.trec~"):
+        (copies / name).write_text("")
+    builds = {"demo": {"doubting": {"audit": {"runs": []}}},
+              "msmarco": {"doubting": {"audit": {"runs": ["runs", "copies", "missing"]}}}}
+    assert run_selection_lines(builds, tmp_path) == [
+        "builds.msmarco.audit.runs[0]: runs: no run file in the folder: it holds 1 folder(s) (2019/); the runs are "
+        "one folder down: name runs/2019 instead",
+        "builds.msmarco.audit.runs[1]: copies/bm25.trec.gz: a run named 'bm25.trec' already, by copies/bm25.trec: a "
+        "run is named by its file name (without .gz, .bz2, .xz); a copy of it? Keep one, or rename one"]

@@ -47,20 +47,3 @@ def test_a_beir_folder_names_its_files_and_splits_by_their_keys(tmp_path):
         *(f"builds.scifact.downstream.eval_sets[0].path: nfcorpus/{name}: no such file or folder"
           for name in ("corpus.jsonl", "queries.jsonl")),
         "builds.scifact.downstream.eval_sets[0].split: nfcorpus/qrels/test.tsv: no such file or folder"]
-
-
-def test_an_audit_runs_folder_that_gives_no_run_is_named_by_its_key_at_planning(tmp_path):
-    runs = tmp_path / "runs"
-    (runs / "2019").mkdir(parents=True)
-    (runs / "2019/input.bm25.gz").write_text("")
-    copies = tmp_path / "copies"
-    copies.mkdir()
-    for name in ("bm25.trec", "bm25.trec.gz", "bm25.trec~"):
-        (copies / name).write_text("")
-    lines = missing({"builds": {"demo": {"audit": {"runs": [str(runs), str(copies)]}}}})
-    assert lines == [
-        f"builds.demo.audit.runs[0]: {runs}: no run file in the folder: it holds 1 folder(s) (2019/); the runs are "
-        f"one folder down: name {runs / '2019'} instead",
-        f"builds.demo.audit.runs[1]: {copies / 'bm25.trec.gz'}: a run named 'bm25.trec' already, by "
-        f"{copies / 'bm25.trec'}: a run is named by its file name (without .gz, .bz2, .xz); a copy of it? Keep one, "
-        "or rename one"]

@@ -1,7 +1,6 @@
 """The files and folders a config names as inputs, each with the config key that names it, so that a missing
 one is refused at planning in one line per file that names the key to fix, before Snakemake would name only
-the file (in a MissingInputException of some rule); so is a runs folder of the audit that gives no run, or
-two runs of one name (irdata.doubting.audit_ranking.run_selection).
+the file (in a MissingInputException of some rule).
 """
 
 from __future__ import annotations
@@ -9,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from .beir_inputs import beir_paths
-from .doubting.audit_ranking import run_selection
 from .msmarco_inputs import RAW_FILE_KEYS
 
 
@@ -58,17 +56,9 @@ def missing_input_lines(section: str, named: list[tuple[str, str]], folder: Path
             if not (folder / path).exists()]
 
 
-def audit_run_lines(section: str, doubting: dict, folder: Path) -> list[str]:
-    """One line per problem of the audit's runs list (a folder without a run, two runs of one name):
-    `section.audit.runs[i]: path: problem`."""
-    _, problems = run_selection(doubting["audit"]["runs"], folder)
-    return [f"{section}.audit.runs[{i}]: {path}: {problem}" for i, path, problem in problems]
-
-
 def missing_inputs(builds: dict[str, dict], config: dict, folder: Path) -> list[str]:
     """A line per input of a declared build or of 44b Eval that does not exist, named by its key (a build's
-    under builds.<name>, where its own value goes), and per problem of a build's audit runs."""
+    under builds.<name>, where its own value goes)."""
     lines = [line for name, built in builds.items()
-             for line in missing_input_lines(f"builds.{name}", doubting_input_paths(built["doubting"]), folder)
-             + audit_run_lines(f"builds.{name}", built["doubting"], folder)]
+             for line in missing_input_lines(f"builds.{name}", doubting_input_paths(built["doubting"]), folder)]
     return lines + missing_input_lines("eval44b", eval44b_input_paths(config["eval44b"]), folder)

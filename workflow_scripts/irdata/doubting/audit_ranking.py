@@ -69,17 +69,27 @@ def _listed(names: list[str], limit: int = 5) -> str:
     return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
-def _no_run_in(folder: Path) -> str:
-    """Why a folder gives no run: what it holds, and where runs are when a subfolder holds them."""
-    entries = sorted(folder.iterdir(), key=lambda p: p.name)
+def _entries(folder: Path) -> list[Path]:
+    """The folder's entries by name; none when it cannot be listed (run_selection says so for a configured one)."""
+    try:
+        return sorted(folder.iterdir(), key=lambda p: p.name)
+    except OSError:
+        return []
+
+
+def _no_run_in(folder: Path, shown: Path) -> str:
+    """Why a folder gives no run: what it holds, and where runs are when a subfolder holds them (named from
+    `shown`, the folder as configured)."""
+    entries = _entries(folder)
     if not entries:
         return f"the folder is empty; put the runs in it ({RUN_NAMES_TEXT})"
     subfolders = [p for p in entries if p.is_dir()]
-    deeper = [p for p in subfolders if any(f.is_file() and is_run_name(f.name) for f in p.iterdir())]
+    deeper = [p for p in subfolders if any(f.is_file() and is_run_name(f.name) for f in _entries(p))]
     others = [p.name for p in entries if not p.is_dir()]
     held = ([f"{len(subfolders)} folder(s) ({_listed([p.name + '/' for p in subfolders])})"] if subfolders else []) + (
         [f"{len(others)} file(s) not named as runs ({_listed(others)})"] if others else [])
-    hint = (f"; the runs are one folder down: name {_listed([str(p) for p in deeper], 3)} instead" if deeper else
+    hint = (f"; the runs are one folder down: name {_listed([str(shown / p.name) for p in deeper], 3)} instead"
+            if deeper else
             f"; a run is named {RUN_NAMES_TEXT}: rename the runs, or name each file")
     return f"no run file in the folder: it holds {' and '.join(held)}{hint}"
 
@@ -93,9 +103,14 @@ def run_selection(paths: list[str], folder: Path | None = None) -> tuple[list[st
     for i, path in enumerate(paths):
         where = Path(folder or ".") / path
         if where.is_dir():
-            chosen = sorted(str(Path(path) / f.name) for f in where.iterdir() if f.is_file() and is_run_name(f.name))
+            try:
+                listed = list(where.iterdir())
+            except OSError as exc:
+                problems.append((i, path, f"the folder cannot be listed ({exc.strerror or exc})"))
+                continue
+            chosen = sorted(str(Path(path) / f.name) for f in listed if f.is_file() and is_run_name(f.name))
             if not chosen:
-                problems.append((i, path, _no_run_in(where)))
+                problems.append((i, path, _no_run_in(where, Path(path))))
         elif where.exists():
             chosen = [str(path)]
         else:
@@ -108,6 +123,13 @@ def run_selection(paths: list[str], folder: Path | None = None) -> tuple[list[st
             named.setdefault(name, file)
         files += chosen
     return files, problems
+
+
+def run_selection_lines(builds: dict[str, dict], folder: Path) -> list[str]:
+    """The planning's refusal: one line per problem of a build's audit runs (run_selection), named by its key,
+    `builds.<name>.audit.runs[i]: path: problem`, as the missing-input check names a path (irdata/input_keys.py)."""
+    return [f"builds.{name}.audit.runs[{i}]: {path}: {problem}" for name, built in builds.items()
+            for i, path, problem in run_selection(built["doubting"]["audit"]["runs"], folder)[1]]
 
 
 def run_files(paths: list[str]) -> list[str]:
