@@ -14,6 +14,7 @@ from irdata.doubting.audit_ranking import (
     named_runs,
     pool_qrels,
     read_run_file,
+    read_runs,
     run_files,
     run_selection,
     run_selection_lines,
@@ -409,3 +410,14 @@ def test_the_planning_names_each_problem_of_a_builds_runs_by_its_key(tmp_path):
         "one folder down: name runs/2019 instead",
         "builds.msmarco.audit.runs[1]: copies/bm25.trec.gz: a run named 'bm25.trec' already, by copies/bm25.trec: a "
         "run is named by its file name (without .gz, .bz2, .xz); a copy of it? Keep one, or rename one"]
+
+
+def test_runs_without_a_record_are_no_copies_of_each_other(tmp_path):
+    """The workflow's own runs of an audit whose queries found nothing are all empty: not copies."""
+    own = {}
+    for name in ("bm25", "dense"):
+        (tmp_path / f"{name}.trec").write_text("")
+        own[name] = str(tmp_path / f"{name}.trec")
+    runs, lines = read_runs(named_runs(own, []))
+    assert runs == {"workflow:bm25": {}, "workflow:dense": {}}
+    assert lines["workflow:dense"] == {"lines": 0, "header_lines": 0, "duplicate_lines": 0}

@@ -164,12 +164,15 @@ def read_run_file(path, counts: dict | None = None, content=None) -> dict:
 
 def read_runs(files: dict[str, str]) -> tuple[dict[str, dict], dict[str, dict]]:
     """({name: run}, {name: its line counts}) of the named run files, each read once; two runs of the same lines
-    (decompressed) refused, naming both files."""
+    (decompressed) refused, naming both files. Runs without a record are not compared: empty, they copy nothing
+    (a configured one is refused as scoring no judged query)."""
     runs, lines, seen = {}, {}, {}
     for name, path in files.items():
         lines[name], content = {}, hashlib.sha256()
         runs[name] = read_run_file(path, lines[name], content)
         digest = content.digest()
+        if not lines[name]["lines"]:
+            continue
         if digest in seen:
             raise InputError(path, f"the same lines as {seen[digest]} (decompressed): a copy of one run would count as "
                              f"another system in the ranking; leave one out of {RUNS_KEY}", field=RUNS_KEY)
