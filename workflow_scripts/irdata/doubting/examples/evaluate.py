@@ -108,6 +108,8 @@ class _Prefixed(io.RawIOBase):
 def _open(path):
     """The binary stream of `path` (- is standard input), or a FormatError saying why it cannot be read."""
     if path == "-":
+        if sys.stdin is None:  # started with standard input closed
+            raise FormatError(path, "no standard input to read: pipe the file in, or name it")
         stream = sys.stdin.buffer
     else:
         try:

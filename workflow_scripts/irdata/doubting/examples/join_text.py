@@ -36,8 +36,8 @@ else:  # run as a script: evaluate.py sits beside it, in examples/
     from evaluate import FormatError, open_binary, write_file
 
 PASSAGE_COLUMN = {"qrels": "passage_id", "judgments": "passage_id", "train_queries": "positive_id"}
-BLOCK = 1 << 24  # characters read at a time
-MAX_LINE = 1 << 26  # characters: far above any passage; a file without line ends is refused, not held
+BLOCK = 1 << 24  # bytes read at a time
+MAX_LINE = 1 << 26  # bytes: far above any passage; a file without line ends is refused, not held in memory
 
 
 def line_blocks(path, block=BLOCK):
