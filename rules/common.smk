@@ -15,7 +15,11 @@ from irdata.beir_inputs import source_input_paths as _source_input_paths
 from irdata.doubting import wiring as _doubting
 from irdata.doubting.human_audit import sheet_inputs as _human_audit_sheet_inputs
 from irdata.doubting.manifest import code_files as _code_files
-from irdata.doubting.audit_ranking import OWN_RUNS as AUDIT_OWN_RUNS, run_files as _audit_run_files
+from irdata.doubting.audit_ranking import (
+    OWN_RUNS as AUDIT_OWN_RUNS,
+    run_files as _audit_run_files,
+    run_selection_lines as _audit_run_lines,
+)
 from irdata.config_check import CONFIG_SECTIONS, ConfigError
 from irdata.builds import validated_builds as _validated_builds
 from irdata.input_keys import missing_inputs as _missing_inputs
@@ -88,6 +92,15 @@ if _conflicts:
     raise WorkflowError(
         "A build's train queries are also held out (a query is trained on or held out, never both); fix the key "
         "named first or the train queries' key:\n  " + "\n  ".join(_conflicts)
+    )
+
+# and so does a runs folder of the audit that gives no run (a backup, a subfolder's runs) or two runs of one name
+# (a run and its .gz copy): a copy would be ranked as another system
+_run_problems = _audit_run_lines(BUILDS, Path.cwd())
+if _run_problems:
+    raise WorkflowError(
+        "The label audit's runs (doubting.audit.runs) are chosen, not swept up; fix the key named first:\n  "
+        + "\n  ".join(_run_problems)
     )
 
 

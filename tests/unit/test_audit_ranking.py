@@ -14,7 +14,10 @@ from irdata.doubting.audit_ranking import (
     named_runs,
     pool_qrels,
     read_run_file,
+    read_runs,
     run_files,
+    run_selection,
+    run_selection_lines,
     system_agreement,
 )
 from irdata.doubting.card_parts import system_ranking_text
@@ -147,7 +150,7 @@ def test_runs_are_named_by_file_a_folder_gives_its_files_and_a_bad_line_is_named
     with pytest.raises(InputError, match=r"bad\.trec, line 2: expected 6 fields"):
         read_run_file(bad)
     (tmp_path / "run.gz").write_bytes(b"\x1f\x8b\x08\x00\xff\xfe")
-    with pytest.raises(InputError, match="decompress a .gz run first"):
+    with pytest.raises(InputError, match="cannot be read as gzip .* check it with gzip -t"):
         read_run_file(tmp_path / "run.gz")
 
 
@@ -280,3 +283,141 @@ def test_a_configured_run_that_scores_no_audit_query_is_refused_and_duplicates_a
     result = audit_ranking(grades, {}, [*paths, str(doubled)])
     row = next(r for r in result["runs"] if r["name"] == "doubled.trec")
     assert row["lines"] == {"lines": len(lines) + 1, "header_lines": 0, "duplicate_lines": 1}
+
+
+# -- the configured runs: chosen by name, copies refused ---------------------------------------------------------
+
+
+def test_a_folder_gives_its_runs_by_name_never_a_backup_a_hidden_file_or_a_subfolder(tmp_path):
+    runs = tmp_path / "runs"
+    (runs / "deeper").mkdir(parents=True)
+    names = ["a.trec", "b.run", "input.bm25", "input.dense.gz", "c.trec.xz", "run~", "a.trec~", ".a.trec.swp",
+             "#a.trec#", "input.bm25.bak", "README", "notes.txt", "deeper/d.trec"]
+    for i, name in enumerate(names):
+        (runs / name).write_text(f"q{i} Q0 p1 1 1.0 x\n")
+    files, problems = run_selection([str(runs)])
+    assert problems == []
+    assert [Path(f).name for f in files] == ["a.trec", "b.run", "c.trec.xz", "input.bm25", "input.dense.gz"]
+    # named by the file name without a compression suffix; an explicitly named file is a run whatever its name
+    explicit = str(runs / "notes.txt")
+    assert list(named_runs({}, [*files, explicit])) == ["a.trec", "b.run", "c.trec", "input.bm25", "input.dense",
+                                                        "notes.txt"]
+
+
+def test_a_folder_without_a_run_is_refused_saying_what_it_holds(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    nested = tmp_path / "nested"
+    (nested / "2019").mkdir(parents=True)
+    (nested / "2019/input.bm25").write_text("q1 Q0 p1 1 1.0 x\n")
+    (nested / "README").write_text("the runs\n")
+    backups = tmp_path / "backups"
+    backups.mkdir()
+    (backups / "run.trec~").write_text("q1 Q0 p1 1 1.0 x\n")
+    (backups / "bm25.txt").write_text("q1 Q0 p1 1 1.0 x\n")
+    files, problems = run_selection([str(empty), str(nested), str(backups)])
+    assert files == []
+    assert problems == [
+        (0, str(empty), "the folder is empty; put the runs in it (*.trec, *.run or input.* (NIST's names), each also "
+                        ".gz, .bz2 or .xz)"),
+        (1, str(nested), f"no run file in the folder: it holds 1 folder(s) (2019/) and 1 file(s) not named as runs "
+                         f"(README); the runs are one folder down: name {nested / '2019'} instead"),
+        (2, str(backups), "no run file in the folder: it holds 2 file(s) not named as runs (bm25.txt, run.trec~); a "
+                          "run is named *.trec, *.run or input.* (NIST's names), each also .gz, .bz2 or .xz: rename "
+                          "the runs, or name each file")]
+    with pytest.raises(InputError) as error:
+        run_files([str(nested)])
+    assert (error.value.path, error.value.field) == (str(nested), "doubting.audit.runs[0]")
+
+
+def test_a_compressed_copy_beside_its_run_is_refused_by_name_and_a_copy_of_other_name_by_content(tmp_path):
+    import gzip
+
+    pairs, paths = synthetic(tmp_path, skills=(1, 2, 3))
+    grades = write_grades(tmp_path, pairs, pairs["human"])
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for path in paths:
+        (runs / Path(path).name).write_bytes(Path(path).read_bytes())
+    (runs / "run0.trec.gz").write_bytes(gzip.compress(Path(paths[0]).read_bytes()))
+    files, problems = run_selection([str(runs)])
+    assert problems == [(0, str(runs / "run0.trec.gz"), f"a run named 'run0.trec' already, by {runs / 'run0.trec'}: a "
+                                                         "run is named by its file name (without .gz, .bz2, .xz); a "
+                                                         "copy of it? Keep one, or rename one")]
+    # another name, the same lines (CRLF and compressed: the same text as read): refused naming both files
+    (runs / "run0.trec.gz").unlink()
+    (runs / "copy.run.gz").write_bytes(gzip.compress(Path(paths[0]).read_bytes().replace(b"\n", b"\r\n")))
+    files = run_files([str(runs)])
+    with pytest.raises(InputError) as error:
+        audit_ranking(grades, {}, files)
+    assert error.value.path == str(runs / "run0.trec") and error.value.field == "doubting.audit.runs"
+    assert error.value.problem.startswith(f"the same lines as {runs / 'copy.run.gz'} (decompressed)")
+    # a copy of one of the workflow's own runs too
+    (runs / "copy.run.gz").unlink()
+    (tmp_path / "own.trec").write_bytes(Path(paths[1]).read_bytes())
+    with pytest.raises(InputError, match=r"the same lines as .*own\.trec"):
+        audit_ranking(grades, {"bm25": str(tmp_path / "own.trec")}, run_files([str(runs)]))
+
+
+def test_a_backup_beside_the_runs_changes_nothing(tmp_path):
+    """The issue's case: a folder swept up whole counted `run~` as another system and moved tau."""
+    pairs, paths = synthetic(tmp_path, skills=(0, 1, 2, 3, 4))
+    rng = np.random.default_rng(3)
+    pairs["grade"] = np.clip(pairs["human"] + rng.integers(-1, 2, len(pairs)), 0, 3)
+    grades = write_grades(tmp_path, pairs, pairs["grade"])
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for path in paths:
+        (runs / Path(path).name).write_bytes(Path(path).read_bytes())
+    clean = audit_ranking(grades, {}, run_files([str(runs)]))
+    (runs / "run4.trec~").write_bytes(Path(paths[0]).read_bytes())  # an older version, kept by the editor
+    (runs / ".run2.trec.swp").write_bytes(b"\0\x01binary")
+    assert audit_ranking(grades, {}, run_files([str(runs)])) == clean
+
+
+@pytest.mark.parametrize("variant", ["trailing spaces and CRLF", "gzip", "bzip2", "xz", "tabs"])
+def test_a_run_reads_as_ir_measures_reads_it_whatever_its_spacing_and_compression(tmp_path, variant):
+    import bz2
+    import gzip
+    import lzma
+
+    pairs, paths = synthetic(tmp_path, skills=(1, 2))
+    pairs["grade"] = pairs["human"]
+    text = Path(paths[0]).read_bytes()
+    changed = {"trailing spaces and CRLF": lambda t: t.replace(b"\n", b"  \r\n"), "gzip": gzip.compress,
+               "bzip2": bz2.compress, "xz": lzma.compress, "tabs": lambda t: t.replace(b" ", b"\t")}[variant](text)
+    other = tmp_path / "variant.run"
+    other.write_bytes(changed)
+    plain = system_agreement(pool_qrels(pairs, "human"), pool_qrels(pairs, "grade"), {"r": read_run_file(paths[0])})
+    read = system_agreement(pool_qrels(pairs, "human"), pool_qrels(pairs, "grade"), {"r": read_run_file(other)})
+    assert read == plain
+    check_against_ir_measures(pairs, [paths[0]])  # and the plain run's scores are ir_measures'
+
+
+def test_the_planning_names_each_problem_of_a_builds_runs_by_its_key(tmp_path):
+    """rules/common.smk stops the planning with these lines, as the missing-input check names a path."""
+    runs = tmp_path / "runs"
+    (runs / "2019").mkdir(parents=True)
+    (runs / "2019/input.bm25.gz").write_text("")
+    copies = tmp_path / "copies"
+    copies.mkdir()
+    for name in ("bm25.trec", "bm25.trec.gz", "bm25.trec~"):
+        (copies / name).write_text("")
+    builds = {"demo": {"doubting": {"audit": {"runs": []}}},
+              "msmarco": {"doubting": {"audit": {"runs": ["runs", "copies", "missing"]}}}}
+    assert run_selection_lines(builds, tmp_path) == [
+        "builds.msmarco.audit.runs[0]: runs: no run file in the folder: it holds 1 folder(s) (2019/); the runs are "
+        "one folder down: name runs/2019 instead",
+        "builds.msmarco.audit.runs[1]: copies/bm25.trec.gz: a run named 'bm25.trec' already, by copies/bm25.trec: a "
+        "run is named by its file name (without .gz, .bz2, .xz); a copy of it? Keep one, or rename one"]
+
+
+def test_runs_without_a_record_are_no_copies_of_each_other(tmp_path):
+    """The workflow's own runs of an audit whose queries found nothing are all empty: not copies."""
+    own = {}
+    for name in ("bm25", "dense"):
+        (tmp_path / f"{name}.trec").write_text("")
+        own[name] = str(tmp_path / f"{name}.trec")
+    runs, lines = read_runs(named_runs(own, []))
+    assert runs == {"workflow:bm25": {}, "workflow:dense": {}}
+    assert lines["workflow:dense"] == {"lines": 0, "header_lines": 0, "duplicate_lines": 0}
