@@ -171,7 +171,7 @@ def test_bm25_dev_run_is_the_searchers_ranking_as_a_trec_run(tmp_path):
     assert f"at most {DEPTH} passages a query, those that share a term with it" in text
     fewest = min(per_query.values())
     assert f"It has {len(lines)} lines on 2 queries; 0 have {DEPTH}, 2 fewer (the fewest {fewest}" in text
-    assert "1 have no line (no query term is in the index)" in text
+    assert "1 has no line (no query term is in the index)" in text
     (tmp_path / "empty.trec").write_text("")
     assert run_counts(tmp_path / "empty.trec")["queries_with_lines"] == 0
     before = (tmp_path / "run.trec").read_bytes()
