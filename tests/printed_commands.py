@@ -138,9 +138,10 @@ def activated_env() -> dict:
                 HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
 
 
-def run_shell(command: str, cwd: Path, timeout: int = 600) -> subprocess.CompletedProcess:
-    """Run a command line in bash as a user would after the README's activate line (`activated_env`)."""
-    env = activated_env()
+def run_shell(command: str, cwd: Path, timeout: int = 600, home: Path | None = None) -> subprocess.CompletedProcess:
+    """Run a command line in bash as a user would after the README's activate line (`activated_env`); `home`: the
+    user's home folder (where `~/` goes)."""
+    env = activated_env() if home is None else dict(activated_env(), HOME=str(home))
     proc = subprocess.run(["bash", "-o", "pipefail", "-c", command], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=timeout)
     if proc.returncode != 0:
