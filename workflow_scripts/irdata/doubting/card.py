@@ -154,12 +154,13 @@ def rows_by_key(manifest_rows: dict) -> dict[str, int]:
     return {f"{c}/{s}": manifest_rows.get(c, {}).get(s, 0) for c, s in CONFIG_SPLITS}
 
 
-def grading_texts(config: dict) -> tuple[str, str, str]:
-    """What the grading calls of each split saw (the registry's descriptions of the modes the config used):
-    the Grades sentences, whether train and dev are comparable, and the Schema's meaning of `grading`."""
+def grading_texts(config: dict, src: str) -> tuple[str, str, str]:
+    """What the grading calls of each split saw (the registry's descriptions of the modes the config used; `src`:
+    "MS MARCO " where the ids are MS MARCO's): the Grades sentences, whether train and dev are comparable, and the
+    Schema's meaning of `grading`."""
     modes = {split: grading_mode(config, split) for split in ("train", "dev")}
     names = {"train": "Training", "dev": "Development"}
-    sees = " ".join(f"{names[split]} grades see {mode.description} (grading = {mode.name})."
+    sees = " ".join(f"{names[split]} grades see {mode.description.format(src=src)} (grading = {mode.name})."
                     for split, mode in modes.items())
     if modes["train"].name == modes["dev"].name:
         return (sees, "Train and dev grades come from the same setting.",
@@ -373,7 +374,7 @@ def render(manifest: dict, inputs: dict, batch_descriptions: dict) -> str:
         collection, train_q, dev_qrels = str(dev_files["corpus"]), str(dev_files["queries"]), str(dev_files["qrels"])
         dev_q = train_q
     corpus = settings["corpus_description"]
-    grading_sentences, grading_comparable, grading_column = grading_texts(config)
+    grading_sentences, grading_comparable, grading_column = grading_texts(config, src)
 
     def from_package(path):
         """An input path of the build config as the package folder reaches it (the card's commands run there)."""
