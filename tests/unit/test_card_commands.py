@@ -20,7 +20,7 @@ from test_eval44b_package import build_in as build_eval44b
 from test_eval44b_package import release_settings
 
 from irdata.doubting.card import evaluation_qrels
-from printed_commands import activated_env, card_commands, code_blocks, run_shell
+from printed_commands import activated_env, assert_folder_is_its_sums, card_commands, code_blocks, run_shell
 from synthetic_doubting import edge_cases
 
 # the demo's paths: the package folder and the inputs the card's commands join with, relative to the
@@ -102,14 +102,6 @@ def check_command_runs(pkg: Path, command: str, my_run_scores_one: bool) -> None
         assert (home / "train.qrels").exists()
     if "--per-query" in command:
         assert (home / "per_query.tsv").read_text().strip()
-
-
-def assert_folder_is_its_sums(folder: Path) -> None:
-    """The folder holds exactly the files its SHA256SUMS lists (and SHA256SUMS), with those bytes."""
-    listed = {line.split("  ", 1)[1] for line in (folder / "SHA256SUMS").read_text().splitlines()}
-    held = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if not p.is_dir()}
-    assert held - {"SHA256SUMS"} == listed, (sorted(held - listed - {"SHA256SUMS"}), sorted(listed - held))
-    subprocess.run(["sha256sum", "-c", "--strict", "--quiet", "SHA256SUMS"], cwd=folder, check=True)
 
 
 def copy_of_release(root: Path, name: str) -> Path:

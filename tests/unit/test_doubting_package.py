@@ -249,7 +249,7 @@ def check_card_invariants(pkg: Path) -> None:
 def test_card_invariants_edge_cases(edge_pkg):
     check_card_invariants(edge_pkg)
     readme = " ".join((edge_pkg / "README.md").read_text().split())
-    assert "4 chosen by WOOD and 4 official fallbacks" in readme and "1 queries have neither" in readme
+    assert "4 chosen by WOOD and 4 official fallbacks" in readme and "1 query has neither" in readme
     assert "train-pilot: 2 queries, a pilot run; train-main: 7 queries" in readme or \
         "train-main: 7 queries; train-pilot: 2 queries, a pilot run" in readme
 
