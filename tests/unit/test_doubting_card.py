@@ -255,3 +255,14 @@ def test_counts_take_the_number_of_their_noun(released):
     for noun in ("pairs", "queries", "proposals", "positives", "passages", "runs", "items", "lines", "searches",
                  "calls", "judgments", "rows", "positive pairs", "graded pairs"):
         assert not re.search(rf"(?<![\d,.]) 1 {noun}\b", " " + text), noun
+
+
+def test_a_local_build_names_no_hub_url_and_a_published_one_its_page(released, tmp_path):
+    croissant = json.loads((released / "pkg/croissant.json").read_text())
+    assert "url" not in croissant and croissant["citeAs"] == "Shroedingercat/doubting-ms-marco v0.1-test"
+    for name in ("croissant.json", "README.md", "MANIFEST.json"):
+        assert "huggingface.co" not in (released / "pkg" / name).read_text(), name
+    build(tmp_path, edge_cases(tmp_path / "w"), on_hub=True)
+    croissant = json.loads((tmp_path / "pkg/croissant.json").read_text())
+    page = "https://huggingface.co/datasets/Shroedingercat/doubting-ms-marco"
+    assert croissant["url"] == page and croissant["citeAs"] == f"Shroedingercat/doubting-ms-marco v0.1-test, {page}"
