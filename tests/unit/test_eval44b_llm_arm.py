@@ -223,3 +223,15 @@ def test_a_rebuild_from_the_journal_gives_no_replayed_time_as_the_models_speed(s
               "results" for f in rs["field"]}
     assert "replayed from the LLM journal" in fields["ms_per_query"]["description"]
     assert "queries_replayed" in fields
+
+
+def test_without_timing_a_rebuild_from_the_journal_is_byte_identical(server, tmp_path, monkeypatch):
+    """record_timing false promises byte-identical rebuilds: which queries the journal answered is timing's note,
+    left out with it."""
+    _, first = build_in(tmp_path / "a", monkeypatch, llm_arm=arm_settings(server, tmp_path))
+    calls = len(server.received("grade"))
+    _, again = build_in(tmp_path / "b", monkeypatch, llm_arm=arm_settings(server, tmp_path))
+    assert len(server.received("grade")) == calls  # every call answered from the journal
+    for name in ("results", "manifest", "card"):  # build_in's paths are relative to its folder
+        assert (tmp_path / "b" / again[name]).read_bytes() == (tmp_path / "a" / first[name]).read_bytes(), name
+    assert "queries_replayed" not in llm_line(again) and llm_row(again)[7] == "—"

@@ -280,6 +280,7 @@ def score_arm(arm: str, rows, queries: dict, collection: dict, settings: dict, s
     per-query ranks and the scorer's extras; `queries` counts the ranked queries, which the metrics are over.
     """
     qchars, dchars, seed = settings["query_chars"], settings["document_chars"], settings["seed"]
+    record_timing = settings.get("record_timing", True)
     if scorer is None:
         scorer = make_scorer(settings, collection, registry)
         try:
@@ -327,11 +328,11 @@ def score_arm(arm: str, rows, queries: dict, collection: dict, settings: dict, s
         "queries_unranked": unranked,
         "candidates_per_query": 1 + settings["negatives"],
         "metrics": metrics_from_ranks(ranks),
-        "ms_per_query": round(1000 * timed_s / timed, 3) if timed and settings.get("record_timing", True) else None,
+        "ms_per_query": round(1000 * timed_s / timed, 3) if timed and record_timing else None,
         "truncation": {"query_chars": qchars, "document_chars": dchars},
         "ranks": per_query,
     }
-    if scorer.replays:
+    if scorer.replays and record_timing:  # what the timing left out; without timing, nothing that varies by run
         result["queries_replayed"] = replayed
     result.update(scorer.extras(result))
     return result
