@@ -151,8 +151,9 @@ def run_shell(command: str, cwd: Path, timeout: int = 600, home: Path | None = N
 
 
 def assert_folder_is_its_sums(folder: Path) -> None:
-    """A release folder holds exactly the files its SHA256SUMS lists (and SHA256SUMS), with those bytes."""
+    """A release folder holds exactly the files its SHA256SUMS lists (and SHA256SUMS), with those bytes: the
+    Doubting card's `sha256sum -c --strict SHA256SUMS`, run as it prints it, passes."""
     listed = {line.split("  ", 1)[1] for line in (folder / "SHA256SUMS").read_text().splitlines()}
     held = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if not p.is_dir()}
     assert held - {"SHA256SUMS"} == listed, (sorted(held - listed - {"SHA256SUMS"}), sorted(listed - held))
-    subprocess.run(["sha256sum", "-c", "--strict", "--quiet", "SHA256SUMS"], cwd=folder, check=True)
+    run_shell("sha256sum -c --strict SHA256SUMS", folder)

@@ -124,6 +124,7 @@ def test_after_every_printed_command_the_release_folder_holds_exactly_its_sums(n
     folder: they write only into the user's home, and `sha256sum -c --strict` still passes."""
     root = request.getfixturevalue(name)
     folder = copy_of_release(root, f"copy-{tmp_path.name}")
+    assert "`sha256sum -c --strict SHA256SUMS`" in (folder / "README.md").read_text()  # run as printed, below
     assert_folder_is_its_sums(folder)
     home = root / HOME
     for command in card_commands(folder / "README.md"):
