@@ -138,12 +138,22 @@ def activated_env() -> dict:
                 HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
 
 
-def run_shell(command: str, cwd: Path, timeout: int = 600) -> subprocess.CompletedProcess:
-    """Run a command line in bash as a user would after the README's activate line (`activated_env`)."""
-    env = activated_env()
+def run_shell(command: str, cwd: Path, timeout: int = 600, home: Path | None = None) -> subprocess.CompletedProcess:
+    """Run a command line in bash as a user would after the README's activate line (`activated_env`); `home`: the
+    user's home folder (where `~/` goes)."""
+    env = activated_env() if home is None else dict(activated_env(), HOME=str(home))
     proc = subprocess.run(["bash", "-o", "pipefail", "-c", command], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=timeout)
     if proc.returncode != 0:
         raise AssertionError(f"`{command}` in {cwd} exited {proc.returncode}:\n{proc.stdout[-3000:]}\n"
                              f"{proc.stderr[-5000:]}")
     return proc
+
+
+def assert_folder_is_its_sums(folder: Path) -> None:
+    """A release folder holds exactly the files its SHA256SUMS lists (and SHA256SUMS), with those bytes: the
+    Doubting card's `sha256sum -c --strict SHA256SUMS`, run as it prints it, passes."""
+    listed = {line.split("  ", 1)[1] for line in (folder / "SHA256SUMS").read_text().splitlines()}
+    held = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if not p.is_dir()}
+    assert held - {"SHA256SUMS"} == listed, (sorted(held - listed - {"SHA256SUMS"}), sorted(listed - held))
+    run_shell("sha256sum -c --strict SHA256SUMS", folder)

@@ -1,6 +1,7 @@
 """Every command the two generated dataset cards print runs as printed, from the release folder the card
 describes (packages built by the package functions, without the LLM). A printed command the table does
-not name fails, so a new one gets its line. (README.md and docs/: tests/workflow/test_printed_commands.py.)"""
+not name fails, so a new one gets its line. After all of them, and the cards' Python, the folder holds exactly
+the files its SHA256SUMS lists. (README.md and docs/: tests/workflow/test_printed_commands.py.)"""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from test_eval44b_package import build_in as build_eval44b
 from test_eval44b_package import release_settings
 
 from irdata.doubting.card import evaluation_qrels
-from printed_commands import activated_env, card_commands, code_blocks, run_shell
+from printed_commands import activated_env, assert_folder_is_its_sums, card_commands, code_blocks, run_shell
 from synthetic_doubting import edge_cases
 
 # the demo's paths: the package folder and the inputs the card's commands join with, relative to the
@@ -27,24 +28,26 @@ from synthetic_doubting import edge_cases
 PACKAGE_DIR = "results/doubting-ms-marco"
 COLLECTION = "resources/demo/collection.tsv"
 DEV_QUERIES = "resources/demo/queries.dev.small.tsv"
-# my_run.trec is the user's own run; the test writes one (below)
+# ~/my_run.trec is the user's own run, in the user's home (HOME, here a folder of the test: `home`); the test
+# writes one (below). What the commands write goes there too, never into the release folder
+HOME = "home"
 DOUBTING_COMMANDS = [
     "python examples/join_text.py --config judgments --split dev --collection ../../resources/demo/collection.tsv "
-    "--queries ../../resources/demo/queries.dev.small.tsv --out dev_judgments_text.parquet",
-    "python examples/evaluate.py --qrels trec/dev.strict.qrels --run my_run.trec",
-    "python examples/evaluate.py --qrels trec/dev.strict.qrels --run my_run.trec --per-query per_query.tsv",
-    "python examples/evaluate.py --qrels trec/dev.graded.qrels --run my_run.trec",
+    "--queries ../../resources/demo/queries.dev.small.tsv --out ~/dev_judgments_text.parquet",
+    "python examples/evaluate.py --qrels trec/dev.strict.qrels --run ~/my_run.trec",
+    "python examples/evaluate.py --qrels trec/dev.strict.qrels --run ~/my_run.trec --per-query ~/per_query.tsv",
+    "python examples/evaluate.py --qrels trec/dev.graded.qrels --run ~/my_run.trec",
     "python examples/evaluate.py --qrels trec/dev.strict.qrels --run examples/bm25_dev.trec   # the BM25 baseline",
-    "python examples/evaluate.py --export-train-qrels train.qrels --package .   # TREC qrels from the qrels train "
+    "python examples/evaluate.py --export-train-qrels ~/train.qrels --package .   # TREC qrels from the qrels train "
     "split",
 ]
 # a build whose dev pairs all have grade 0 or 1, as the demo's: the strict qrels are empty, and the card
 # prints the graded qrels at --min-rel 1, the one level evaluate.py can score
 NO_STRICT_COMMANDS = [
     DOUBTING_COMMANDS[0],
-    "python examples/evaluate.py --qrels trec/dev.graded.qrels --run my_run.trec --min-rel 1",
-    "python examples/evaluate.py --qrels trec/dev.graded.qrels --run my_run.trec --min-rel 1 --per-query "
-    "per_query.tsv",
+    "python examples/evaluate.py --qrels trec/dev.graded.qrels --run ~/my_run.trec --min-rel 1",
+    "python examples/evaluate.py --qrels trec/dev.graded.qrels --run ~/my_run.trec --min-rel 1 --per-query "
+    "~/per_query.tsv",
     "python examples/evaluate.py --qrels trec/dev.graded.qrels --run examples/bm25_dev.trec --min-rel 1   # the BM25 "
     "baseline",
     DOUBTING_COMMANDS[-1],
@@ -63,7 +66,9 @@ def release_with_inputs(root: Path, dev_grade_cap: int = 3) -> Path:
     (root / DEV_QUERIES).write_text("".join(f"{q}\tquery {q}\n" for q in sorted(set(judgments["query_id"]))))
     qrels, min_rel = evaluation_qrels(json.loads((pkg / "MANIFEST.json").read_text())["trec"])
     pairs = [line.split() for line in (pkg / qrels).read_text().splitlines()]
-    (pkg / "my_run.trec").write_text("".join(f"{q} Q0 {p} 1 1.0 mine\n" for q, _, p, g in pairs if int(g) >= min_rel))
+    (root / HOME).mkdir()
+    (root / HOME / "my_run.trec").write_text("".join(f"{q} Q0 {p} 1 1.0 mine\n" for q, _, p, g in pairs
+                                                     if int(g) >= min_rel))
     return root
 
 
@@ -82,9 +87,10 @@ def test_doubting_card_commands_are_the_table(doubting_root):
 
 
 def check_command_runs(pkg: Path, command: str, my_run_scores_one: bool) -> None:
-    out = run_shell(command, pkg).stdout
+    home = pkg.parents[1] / HOME
+    out = run_shell(command, pkg, home=home).stdout
     if "join_text.py" in command:
-        joined = pq.read_table(pkg / "dev_judgments_text.parquet").to_pandas()
+        joined = pq.read_table(home / "dev_judgments_text.parquet").to_pandas()
         assert len(joined) and (joined["passage_text"] == "text of " + joined["passage_id"]).all()
         assert (joined["query_text"] == "query " + joined["query_id"]).all()
     elif "my_run.trec" in command and my_run_scores_one:
@@ -93,14 +99,40 @@ def check_command_runs(pkg: Path, command: str, my_run_scores_one: bool) -> None
         # the graded qrels (grade-2 pairs count as relevant too) and the shipped baseline run: real scores
         assert "MRR@10" in out and "nDCG@10" in out, out
     else:
-        assert (pkg / "train.qrels").exists()
+        assert (home / "train.qrels").exists()
+    if "--per-query" in command:
+        assert (home / "per_query.tsv").read_text().strip()
+
+
+def copy_of_release(root: Path, name: str) -> Path:
+    """A copy of the release folder beside it (so the card's relative paths reach the same inputs)."""
+    copy = root / PACKAGE_DIR / ".." / name
+    shutil.copytree(root / PACKAGE_DIR, copy)
+    return copy.resolve()
 
 
 @pytest.mark.parametrize("command", DOUBTING_COMMANDS, ids=lambda c: " ".join(c.split("#")[0].split()[1:]))
 def test_doubting_card_command_runs_in_the_package_folder(doubting_root, command):
     check_command_runs(doubting_root / PACKAGE_DIR, command, "strict" in command)
     if "export-train-qrels" in command:
-        assert (doubting_root / PACKAGE_DIR / "train.qrels").read_text().strip()
+        assert (doubting_root / HOME / "train.qrels").read_text().strip()
+
+
+@pytest.mark.parametrize("name", ["doubting_root", "no_strict_root"])
+def test_after_every_printed_command_the_release_folder_holds_exactly_its_sums(name, request, tmp_path):
+    """Every command the card prints, its loading code and examples/load.py, run in turn in a copy of the release
+    folder: they write only into the user's home, and `sha256sum -c --strict` still passes."""
+    root = request.getfixturevalue(name)
+    folder = copy_of_release(root, f"copy-{tmp_path.name}")
+    assert "`sha256sum -c --strict SHA256SUMS`" in (folder / "README.md").read_text()  # run as printed, below
+    assert_folder_is_its_sums(folder)
+    home = root / HOME
+    for command in card_commands(folder / "README.md"):
+        run_shell(command, folder, home=home)
+    code = re.sub(r"^repo = .*$", "repo = os.getcwd()", loading_block(folder / "README.md"), flags=re.M)
+    run_loading(code, folder, tmp_path / "hf")
+    run_shell(f"HF_DATASETS_OFFLINE=1 HF_HOME={tmp_path / 'hf'} python examples/load.py .", folder, home=home)
+    assert_folder_is_its_sums(folder)
 
 
 def test_a_card_without_strict_pairs_prints_only_commands_that_run_and_says_why_at_them(no_strict_root):
@@ -163,6 +195,13 @@ def test_eval44b_card_loading_code_runs_inside_and_outside_the_folder(tmp_path, 
     folder = release_settings()["folder"]
     shutil.copytree(Path(out["card"]).resolve().parent, tmp_path / "a" / folder)
     check_loading_code_runs(tmp_path / "a", folder, tmp_path / "hf")
+    # every block of the card's Python, run inside the folder, leaves it holding exactly its SHA256SUMS
+    release = tmp_path / "a" / folder
+    for block in code_blocks("README.md", (release / "README.md").read_text(encoding="utf-8")):
+        if block.language == "python":
+            code = re.sub(r"^repo = .*$", "repo = os.getcwd()", "\n".join(block.lines), flags=re.M)
+            run_loading(code if "repo" in code else "repo = None\n" + code, release, tmp_path / "hf")
+    assert_folder_is_its_sums(release)
 
 
 def test_a_card_on_the_hub_loads_by_repo_id(tmp_path):

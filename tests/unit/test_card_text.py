@@ -20,6 +20,24 @@ def test_number_formats():
     assert card_text.percent(0.1234) == "12.3%" and card_text.median(2.0) == "2"
 
 
+def test_counted_takes_the_number_of_its_count():
+    assert card_text.counted(1, "pair") == "1 pair" and card_text.counted(0, "pair") == "0 pairs"
+    assert card_text.counted(2, "query", "queries") == "2 queries" and card_text.counted(1, "query", "queries") == (
+        "1 query")
+    assert card_text.counted(1234, "query has", "queries have") == "1,234 queries have"
+
+
+def test_the_44b_card_counts_unresolvable_candidates_in_number():
+    from irdata.eval44b.card import unresolvable_note
+
+    census = {"unresolvable_schemes": ["web"], "test_unresolvable_negatives": 1, "test_unresolvable_positives": 0,
+              "test_unresolvable_negatives_share": 0.01}
+    assert unresolvable_note(census) == ("1 negative (1.0%) is a curated web document with no third-party identifier "
+                                         "(scheme web) and is marked resolvable: false.")
+    census.update(test_unresolvable_negatives=4, test_unresolvable_positives=1)
+    assert unresolvable_note(census).startswith("4 negatives (1.0%), and 1 positive, are curated web documents")
+
+
 def test_md_table():
     assert card_text.md_table(["a", "b"], [[1, "x"]]) == "| a | b |\n| --- | --- |\n| 1 | x |"
 

@@ -3,6 +3,7 @@ config used (from the grading-mode registry), the Hub front matter, the graded d
 baseline run of examples/."""
 
 import json
+import re
 from collections import Counter
 
 import pyarrow.parquet as pq
@@ -49,13 +50,18 @@ def test_the_card_is_rendered_from_the_manifest(released):
 
 def test_the_card_states_the_grading_modes_the_config_used(released):
     default = flat((released / "pkg/README.md").read_text())
+    # the demo's kind of build: its own corpus and answers, not MS MARCO's
     assert ("Training grades see only the query and the passage (grading = query_only). Development grades see also "
-            "the MS MARCO reference answer, as a fallible hint; other correct answers count (grading = answer_hinted)."
+            "the reference answer, as a fallible hint; other correct answers count (grading = answer_hinted)."
             in default)
+    assert "MS MARCO reference answer" not in default
     assert "Train and dev grades therefore come from different settings" in default
     assert "| grading | string | query_only (train) or answer_hinted (dev) |" in default
 
     manifest = manifest_of(released)
+    manifest["config"]["doubting"]["ids_refer_to"] = "msmarco-v1"
+    assert ("Development grades see also the MS MARCO reference answer, as a fallible hint; other correct answers "
+            "count (grading = answer_hinted).") in flat(rendered(released, manifest))
     manifest["config"]["annotation"]["grading"]["dev"] = "query_only"
     text = flat(rendered(released, manifest))
     assert "Development grades see only the query and the passage (grading = query_only)." in text
@@ -171,7 +177,7 @@ def test_bm25_dev_run_is_the_searchers_ranking_as_a_trec_run(tmp_path):
     assert f"at most {DEPTH} passages a query, those that share a term with it" in text
     fewest = min(per_query.values())
     assert f"It has {len(lines)} lines on 2 queries; 0 have {DEPTH}, 2 fewer (the fewest {fewest}" in text
-    assert "1 have no line (no query term is in the index)" in text
+    assert "1 has no line (no query term is in the index)" in text
     (tmp_path / "empty.trec").write_text("")
     assert run_counts(tmp_path / "empty.trec")["queries_with_lines"] == 0
     before = (tmp_path / "run.trec").read_bytes()
@@ -210,3 +216,80 @@ def test_the_card_names_the_held_out_sources_and_the_text_rule(released):
             "(every qrels split of its folder but the train split, and the label audit's queries) with every file "
             "source.heldout_queries lists, each query under the first source holding it: `source.dev_split`: "
             "beir/qrels/test.tsv (3 queries); `source.folder`: beir/qrels/Dev.tsv.gz (1 query)." in text)
+
+
+AUDIT = {"pairs": 215, "qrels": "qrels.dl19.txt", "grading": "query_only", "kappa_linear": 0.41234,
+         "kappa_quadratic": 0.5876, "binary_agreement_at_2": 0.84, "exact_agreement": 0.5,
+         "confusion": [[30, 5, 2, 1], [6, 10, 4, 2], [3, 4, 20, 6], [1, 2, 5, 19]],
+         "failures": {"failed": 3}, "passages_missing": 0}
+
+
+def opening(text: str) -> str:
+    """The card's first paragraph after its title."""
+    return flat(text.split("\n# ", 1)[1].split("\n\n")[1])
+
+
+def test_a_build_without_a_label_audit_opens_by_saying_its_labels_are_not_measured(released):
+    """As a build whose audit shows the labels mean nothing: what was not measured and the keys that measure it
+    come first; the counts of positives that follow are the model's grades, said as such."""
+    manifest = manifest_of(released)
+    assert manifest["audit"] is None
+    text = rendered(released, manifest)
+    first = opening(text)
+    assert first.startswith("**The labels of this build are not measured.** No label audit was run "
+                            "(doubting.audit.qrels is null): how well its model (SmolLM2-135M-Instruct) grades")
+    assert "set doubting.audit.qrels" in first and "doubting.audit.queries" in first
+    body = flat(text)
+    assert body.index("are not measured") < body.index("training-positive pair")
+    assert "By its model's unverified grades it provides 8 training-positive pairs and 3 strict-positive pairs" in body
+    assert "It provides" not in body
+
+    # an audit with a kappa of moderate agreement: no banner, the counts as they are
+    text = flat(rendered(released, {**manifest, "audit": AUDIT}))
+    assert "not measured" not in text.split("## Label audit")[0] and "mean nothing" not in text
+    assert "It provides 8 training-positive pairs and 3 strict-positive pairs covering 2 development queries" in text
+    # an audit whose kappa is below slight agreement: the banner that says so, and the counts as the model's
+    low = flat(rendered(released, {**manifest, "audit": {**AUDIT, "kappa_linear": 0.05}}))
+    assert low.split("# Doubting MS MARCO (v0.1-test) ")[1].startswith("**The labels of this build mean nothing.**")
+    assert "By its model's unverified grades it provides" in low
+
+
+def test_a_beir_builds_dev_queries_are_those_of_its_split_not_the_whole_query_file(released):
+    manifest = manifest_of(released)
+    manifest["config"]["doubting"].update(
+        ids_refer_to="collection", source={"format": "beir", "folder": "data/mine", "train_split": "train",
+                                           "dev_split": "test", "heldout_queries": []})
+    manifest["config"]["annotation"]["grading"]["dev"] = "query_only"
+    inputs = json.loads((Work(released / "w").base / "inputs.json").read_text())
+    inputs["rows"]["dev_queries"] = manifest["counts"]["dev"]["queries"]  # the queries of qrels/test.tsv
+    text = flat(card.render(manifest, inputs, BATCH_DESCRIPTIONS))
+    assert ("**Dev.** All 4 queries of the BEIR split `test` (the queries of data/mine/qrels/test.tsv in "
+            "data/mine/queries.jsonl).") in text
+    assert "dev query file" not in text
+
+
+def test_counts_take_the_number_of_their_noun(released):
+    """A count of 1 is never followed by a plural noun, wherever the card prints one."""
+    manifest = manifest_of(released)
+    rows = manifest["rows"]
+    rows["qrels"]["train"] = 1
+    manifest["counts"]["dev"]["official_positives"] = 1
+    text = flat(rendered(released, manifest))
+    assert "provides 1 training-positive pair and 3 strict-positive pairs covering 2 development queries" in text
+    assert "the dev set has 1 official positive pair in total" in text
+    assert "1 proposal has no finite WOOD score" in text  # edge_cases: one train proposal without WOOD
+    assert "for the 1 train proposal without a finite score" in text
+    for noun in ("pairs", "queries", "proposals", "positives", "passages", "runs", "items", "lines", "searches",
+                 "calls", "judgments", "rows", "positive pairs", "graded pairs"):
+        assert not re.search(rf"(?<![\d,.]) 1 {noun}\b", " " + text), noun
+
+
+def test_a_local_build_names_no_hub_url_and_a_published_one_its_page(released, tmp_path):
+    croissant = json.loads((released / "pkg/croissant.json").read_text())
+    assert "url" not in croissant and croissant["citeAs"] == "Shroedingercat/doubting-ms-marco v0.1-test"
+    for name in ("croissant.json", "README.md", "MANIFEST.json"):
+        assert "huggingface.co" not in (released / "pkg" / name).read_text(), name
+    build(tmp_path, edge_cases(tmp_path / "w"), on_hub=True)
+    croissant = json.loads((tmp_path / "pkg/croissant.json").read_text())
+    page = "https://huggingface.co/datasets/Shroedingercat/doubting-ms-marco"
+    assert croissant["url"] == page and croissant["citeAs"] == f"Shroedingercat/doubting-ms-marco v0.1-test, {page}"

@@ -258,7 +258,7 @@ def check_card_invariants(pkg: Path) -> None:
 def test_card_invariants_edge_cases(edge_pkg):
     check_card_invariants(edge_pkg)
     readme = " ".join((edge_pkg / "README.md").read_text().split())
-    assert "4 chosen by WOOD and 4 official fallbacks" in readme and "1 queries have neither" in readme
+    assert "4 chosen by WOOD and 4 official fallbacks" in readme and "1 query has neither" in readme
     assert "train-pilot: 2 queries, a pilot run; train-main: 7 queries" in readme or \
         "train-main: 7 queries; train-pilot: 2 queries, a pilot run" in readme
 
@@ -568,6 +568,10 @@ from datasets import load_dataset
 pkg = {str(pkg)!r}
 out = {{c + "/" + s: load_dataset(pkg, c, split=s).num_rows for c, splits in {declared!r}.items() for s in splits}}
 out["default"] = sorted(load_dataset(pkg).keys())
+try:  # docs/design.md: a build without a qrels row declares no qrels config, and says how to read its files
+    out["qrels"] = load_dataset(pkg, "qrels").num_rows
+except ValueError as e:
+    out["qrels"] = str(e)
 print(json.dumps(out))
 """
     env = offline_env(tmp_path)
@@ -578,6 +582,13 @@ print(json.dumps(out))
         for split in splits:
             assert got[f"{config}/{split}"] == man["rows"][config][split] > 0
     assert got["default"] == sorted(declared[next(iter(declared))])
+    if train_grade < 2:
+        assert got["qrels"].startswith("BuilderConfig 'qrels' not found")
+        assert 'Read one with `pyarrow.parquet.read_table("qrels/train.parquet")`' in readme
+    else:
+        assert got["qrels"] == {"train": man["rows"]["qrels"]["train"]}
+        assert 'Read it with `pyarrow.parquet.read_table("qrels/dev.parquet")`' in readme
+        assert "- qrels/train" not in readme and "This split has no rows in this build" in readme
     proc = subprocess.run([sys.executable, str(pkg / "examples/load.py")], env=env, capture_output=True, text=True,
                           timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]

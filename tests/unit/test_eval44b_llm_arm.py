@@ -164,3 +164,74 @@ def test_within_the_limit_the_arm_is_reported_with_its_count(server, tmp_path, m
     assert manifest["scoring"]["llm_failures"]["accepted"] is False
     assert f"LLM failures of the llm arm: 0 of {llm['failures']['total']} graded pairs failed; 0 queries" in (
         Path(out["card"]).read_text())
+
+
+def llm_line(out) -> dict:
+    return next(r for r in map(json.loads, open(out["results"])) if r["arm"] == "llm")
+
+
+def llm_row(out) -> list[str]:
+    """The LLM arm's cells of the card's Performance table."""
+    card = Path(out["card"]).read_text()
+    return next(line for line in card.splitlines() if "LLM pointwise grade" in line and line.startswith("|")).split(
+        " | ")
+
+
+def test_a_rebuild_from_the_journal_gives_no_replayed_time_as_the_models_speed(server, tmp_path, monkeypatch):
+    """ms/query is measured on calls made in the build: a build whose LLM journal answered some queries times the
+    others only, one that it answered whole gives no speed and says it was replayed; results.jsonl, the
+    manifest, the card and croissant.json agree."""
+    timed = {**arm_settings(server, tmp_path), "record_timing": True}
+    # a first build of 3 queries fills the journal (tmp_path/journal) with their calls
+    _, out = build_in(tmp_path / "a", monkeypatch, llm_arm={**timed, "llm": {"enabled": True, "max_queries": 3}})
+    first = llm_line(out)
+    made = len(server.received("grade"))
+    # the two reviews of a paper here have the same text: the second one's calls of the same papers are answered
+    # by the first one's, from the journal, in this same build
+    assert 0 < made < 27 and first["queries_replayed"] < 3 and first["ms_per_query"] > 0
+
+    # all queries: the first 3 are answered from the journal, and more are called and timed
+    manifest, out = build_in(tmp_path / "b", monkeypatch, llm_arm=timed)
+    llm = llm_line(out)
+    scored, replayed = llm["queries"] + llm["queries_unranked"], llm["queries_replayed"]
+    assert len(server.received("grade")) > made
+    assert 3 <= replayed < scored and llm["ms_per_query"] > 0
+    assert manifest["scoring"]["queries_replayed"] == {"llm": replayed}
+    assert llm_row(out)[7] == f"{llm['ms_per_query']:.1f}"
+    card = " ".join(Path(out["card"]).read_text().split())
+    assert (f"Timing of the llm arm: {replayed} of its {scored} queries had grades answered from the LLM journal "
+            "(identical calls made before, by an earlier build or earlier in this one) rather than by calls made for "
+            f"them. A journal answer measures no model speed, so its ms/query is the wall time of the other "
+            f"{scored - replayed} queries, whose calls were all made in this build.") in card
+
+    # a rebuild with the journal kept: every call is a journal hit, and no time is given as the model's
+    calls = len(server.received("grade"))
+    manifest, out = build_in(tmp_path / "c", monkeypatch, llm_arm=timed)
+    llm = llm_line(out)
+    assert len(server.received("grade")) == calls
+    assert llm["queries_replayed"] == scored and llm["ms_per_query"] is None
+    assert manifest["scoring"]["queries_replayed"] == {"llm": scored}
+    assert llm_row(out)[7] == "— (replayed)"
+    card = " ".join(Path(out["card"]).read_text().split())
+    assert (f"Timing of the llm arm: {scored} of its {scored} queries had grades answered from the LLM journal") in card
+    assert "A journal answer measures no model speed, so its ms/query is not given." in card
+    assert "move that journal (score_arms-llm.jsonl in llm.journal_dir) away" in card
+    # the other arms make no LLM call: nothing replayed, nothing said
+    others = [r for r in map(json.loads, open(out["results"])) if r["arm"] != "llm"]
+    assert others and not any("queries_replayed" in r for r in others)
+    fields = {f["name"]: f for rs in json.loads(Path(out["croissant"]).read_text())["recordSet"] if rs["name"] ==
+              "results" for f in rs["field"]}
+    assert "replayed from the LLM journal" in fields["ms_per_query"]["description"]
+    assert "queries_replayed" in fields
+
+
+def test_without_timing_a_rebuild_from_the_journal_is_byte_identical(server, tmp_path, monkeypatch):
+    """record_timing false promises byte-identical rebuilds: which queries the journal answered is timing's note,
+    left out with it."""
+    _, first = build_in(tmp_path / "a", monkeypatch, llm_arm=arm_settings(server, tmp_path))
+    calls = len(server.received("grade"))
+    _, again = build_in(tmp_path / "b", monkeypatch, llm_arm=arm_settings(server, tmp_path))
+    assert len(server.received("grade")) == calls  # every call answered from the journal
+    for name in ("results", "manifest", "card"):  # build_in's paths are relative to its folder
+        assert (tmp_path / "b" / again[name]).read_bytes() == (tmp_path / "a" / first[name]).read_bytes(), name
+    assert "queries_replayed" not in llm_line(again) and llm_row(again)[7] == "—"

@@ -473,7 +473,21 @@ def test_the_real_benchmarks_card_keeps_its_wording_and_repository(built):
     croissant = json.loads(out["croissant"].read_text())
     assert croissant["license"] == "https://creativecommons.org/licenses/by/4.0/" and croissant["citeAs"].startswith(
         "@misc{44beval2026,")
-    assert croissant["url"] == "https://huggingface.co/datasets/NYSgpt/44b-eval"
+    # not on the Hub (on_hub: false, the schema's default): no URL of a Hub page it does not have yet
+    assert "url" not in croissant and "huggingface.co/datasets/NYSgpt/44b-eval" not in card.replace(
+        croissant["citeAs"], "")
+
+
+def test_a_build_on_the_hub_names_its_page_and_a_local_one_no_hub_url(tmp_path, monkeypatch):
+    _, out = build_in(tmp_path / "hub", monkeypatch, release=release_settings(on_hub=True))
+    assert json.loads(out["croissant"].read_text())["url"] == "https://huggingface.co/datasets/NYSgpt/44b-eval"
+    assert "Open a discussion in the Community tab." in out["card"].read_text()
+    local = release_settings(repo_id="local/mine", citation=None)
+    _, out = build_in(tmp_path / "local", monkeypatch, release=local)
+    for name in ("croissant", "card", "manifest", "results"):
+        assert "huggingface.co" not in out[name].read_text(), name
+    assert "This build is not on the Hugging Face Hub, so it has no Community tab" in out["card"].read_text()
+    check_croissant(out["sums"].parent, (NO_DATE, NOT_SEMVER, NO_CITATION))
 
 
 def test_a_build_with_invented_ids_says_so_first_and_gives_no_fetch_or_citation(tmp_path, monkeypatch):

@@ -150,9 +150,11 @@ def test_the_cards_join_recipe_runs_as_printed_with_the_beir_files(built):
     join = [c for b in blocks for c in block_commands(b) if "join_text.py" in c]
     assert join == ["python examples/join_text.py --config judgments --split dev --collection "
                     "../../resources/beir-example/corpus.jsonl --queries ../../resources/beir-example/queries.jsonl "
-                    "--out dev_judgments_text.parquet"]
-    run_shell(join[0], package)
-    joined = pq.read_table(package / "dev_judgments_text.parquet").to_pandas()
+                    "--out ~/dev_judgments_text.parquet"]
+    home = built.root / "home"
+    home.mkdir(exist_ok=True)
+    run_shell(join[0], package, home=home)
+    joined = pq.read_table(home / "dev_judgments_text.parquet").to_pandas()
     corpus = {d["_id"]: d for d in map(json.loads, (built.root / "resources/beir-example/corpus.jsonl").open())}
     assert len(joined) and (joined["passage_text"] == joined["passage_id"].map(lambda p: corpus[p]["text"])).all()
     assert (joined["passage_title"] == joined["passage_id"].map(lambda p: corpus[p]["title"])).all()

@@ -16,7 +16,7 @@ import yaml
 
 from croissant_check import NO_DATE, NOT_SEMVER, check_croissant
 from irdata.retrieval.dense import model_fingerprint
-from printed_commands import card_commands, run_shell
+from printed_commands import assert_folder_is_its_sums, card_commands, run_shell
 from repo_copy import REPO
 from workflow_run import Workflow
 
@@ -72,18 +72,22 @@ def test_package_is_complete_and_verifiable(built):
 
 def test_the_cards_printed_commands_run_on_the_build_it_describes(built, tmp_path):
     """Every command of the demo's card runs, as printed, in a copy of its folder beside the demo's inputs
-    (the demo grades nearly every dev pair 1: the card then prints the graded qrels at --min-rel 1)."""
+    (the demo grades nearly every dev pair 1: the card then prints the graded qrels at --min-rel 1), and leaves
+    the folder holding exactly what its SHA256SUMS lists."""
     package = tmp_path / PACKAGE
     shutil.copytree(built.root / PACKAGE, package)
     (tmp_path / "resources").symlink_to(built.root / "resources")
-    # the user's run: every judged dev pair at rank 1
+    # the user's run, in the user's home (the card's ~/my_run.trec): every judged dev pair at rank 1
+    home = tmp_path / "home"
+    home.mkdir()
     graded = [line.split() for line in (package / "trec/dev.graded.qrels").read_text().splitlines()]
-    (package / "my_run.trec").write_text("".join(f"{q} Q0 {p} 1 1.0 mine\n" for q, _, p, _ in graded))
+    (home / "my_run.trec").write_text("".join(f"{q} Q0 {p} 1 1.0 mine\n" for q, _, p, _ in graded))
     commands = card_commands(package / "README.md")
     assert any("--export-train-qrels" in c for c in commands)
     for command in commands:
-        run_shell(command, package)
+        run_shell(command, package, home=home)
     assert "fourth command" not in (package / "README.md").read_text()
+    assert_folder_is_its_sums(package)
 
 
 def test_the_downstream_comparison_is_in_the_release_and_its_models_stay_in_work(built):

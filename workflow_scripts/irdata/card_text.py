@@ -33,6 +33,12 @@ def count(x) -> str:
     return f"{int(x):,}"
 
 
+def counted(n, singular: str, plural: str | None = None) -> str:
+    """A count with its noun in the number it takes: counted(1, "pair") is "1 pair", counted(2, "query",
+    "queries") "2 queries"; the noun may carry its verb ("query has", "queries have")."""
+    return f"{count(n)} {singular if n == 1 else plural or singular + 's'}"
+
+
 def decimal(x, digits: int = 3) -> str:
     return MISSING if x is None else f"{x:.{digits}f}"
 

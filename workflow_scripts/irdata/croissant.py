@@ -147,19 +147,27 @@ def record_set(spec: RecordSet) -> dict:
     return out
 
 
-def croissant_metadata(folder, name: str, description: str, license_: str, url: str, version: str | None,
+def hub_url(repo_id: str, on_hub: bool) -> str | None:
+    """The Hugging Face page of a release published there as `repo_id`; None for a build that is on no Hub (its
+    repo_id, e.g. local/<build>, names no repository that exists)."""
+    return f"https://huggingface.co/datasets/{repo_id}" if on_hub else None
+
+
+def croissant_metadata(folder, name: str, description: str, license_: str, url: str | None, version: str | None,
                        citation: str | None, files: dict[str, str | None], record_sets: list[RecordSet]) -> dict:
     """The metadata of the release at `folder`: `files` {path relative to it: description or None}, in
-    the order to list them; every record set reads one of them. `version`, `citation`: None leaves
+    the order to list them; every record set reads one of them. `url`, `version`, `citation`: None leaves
     them out."""
     folder = Path(folder)
     unknown = sorted({rs.file for rs in record_sets} - set(files))
     if unknown:
         raise ValueError(f"record sets read files not listed in croissant.json: {unknown}")
     out = {"@context": CONTEXT, "@type": "sc:Dataset", "conformsTo": CONFORMS_TO, "name": name,
-           "description": description, "license": license_, "url": url,
+           "description": description, "license": license_,
            "distribution": [file_object(folder, rel, desc) for rel, desc in files.items()],
            "recordSet": [record_set(rs) for rs in record_sets]}
+    if url:
+        out["url"] = url
     if version:
         out["version"] = version
     if citation:

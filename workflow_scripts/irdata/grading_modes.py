@@ -11,14 +11,14 @@ from dataclasses import dataclass
 class GradingMode:
     name: str
     prompt: str  # template, relative to the workflow folder
-    description: str  # for the dataset card: what the grading call sees
+    description: str  # for the dataset card: what the grading call sees ({src}: "MS MARCO " for MS MARCO ids)
     sees_answers: bool = False  # the reference answers fill the prompt's {answers}
 
 
 GRADING_MODES = {mode.name: mode for mode in [
     GradingMode("query_only", "prompts/grade_query_only.txt", "only the query and the passage"),
     GradingMode("answer_hinted", "prompts/grade_answer_hinted.txt",
-                "also the MS MARCO reference answer, as a fallible hint; other correct answers count",
+                "also the {src}reference answer, as a fallible hint; other correct answers count",
                 sees_answers=True),
 ]}
 

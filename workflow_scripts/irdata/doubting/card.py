@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import os
 
-from ..card_text import count, decimal, fill, loading_head, md_table, median, part
+from ..beir_inputs import beir_paths
+from ..card_text import count, counted, decimal, fill, loading_head, md_table, median, part
 from ..downstream.compare import card_section
 from ..grade_scale import GRADES
 from ..grading_modes import grading_mode
 from ..query_text import RULE_TEXT
 from . import baseline_run
-from .assemble import CONFIG_SPLITS, TREC_GRADED, TREC_STRICT
+from .assemble import CONFIG_SPLITS, DATA_FILES, TREC_GRADED, TREC_STRICT
 from .card_parts import (
     audit_grades_from,
     audit_text,
@@ -38,8 +39,6 @@ MSMARCO_V1 = "msmarco-v1"
 # the keys of the config's `doubting` section the card reads (schemas/doubting.schema.yaml)
 CARD_KEYS = ("collection", "train_queries", "train_qrels", "dev_queries", "ids_refer_to", "corpus_description",
              "license", "license_note", "paper", "package_dir", "title", "source", "on_hub")
-# what datasets 5.2.0 raises when asked for a split with no rows
-EMPTY_SPLIT_ERROR = 'Instruction "train" corresponds to no data!'
 
 
 def card_settings(config: dict) -> dict:
@@ -59,7 +58,7 @@ def _batches(counts: dict, descriptions: dict) -> str:
         if not queries:
             continue
         d = descriptions.get(name) or ""
-        parts.append(f"{name}: {count(queries)} queries" + (f", {d}" if d else ""))
+        parts.append(f"{name}: {counted(queries, 'query', 'queries')}" + (f", {d}" if d else ""))
     return "; ".join(parts) + "."
 
 
@@ -73,19 +72,25 @@ def model_name(identity: dict) -> str:
 def _empty_reason(config: str, split: str, t: dict, d: dict) -> str:
     if config == "qrels" and split == "train":
         return (f"no agent proposal got grade 2 or 3 with a finite WOOD score (grades of the "
-                f"{count(t['agent_pairs'])} proposals: {_grades(t['agent_grades'])})")
+                f"{counted(t['agent_pairs'], 'proposal')}: {_grades(t['agent_grades'])})")
     if config == "qrels":
-        return f"no pair of the {count(d['judgments'])} dev judgments got grade 3"
+        return f"no pair of the {counted(d['judgments'], 'dev judgment')} got grade 3"
     if config == "judgments":
         s = t if split == "train" else d
-        return (f"no pair was graded ({count(s['agent_pairs'])} agent proposals, {count(s['grading_failure_count'])} "
-                "failed grading calls)")
+        return (f"no pair was graded ({counted(s['agent_pairs'], 'agent proposal')}, "
+                f"{counted(s['grading_failure_count'], 'failed grading call')})")
     if config == "generated_answers":
         return "no answer was generated: no query has an agent proposal, or every answer call failed"
     return f"the {split} query list is empty"
 
 
+def empty_split_error(split: str) -> str:
+    """What datasets 5.2.0 raises when asked for the split `split` with no rows."""
+    return f'Instruction "{split}" corresponds to no data!'
+
+
 def empty_splits_text(rows: dict, configs: dict, t: dict, d: dict) -> str:
+    """The Empty splits paragraph: only the splits without rows, each with why, and how to read them."""
     empty = [(c, s) for c, s in CONFIG_SPLITS if not rows[f"{c}/{s}"]]
     if not empty:
         return ""
@@ -93,28 +98,57 @@ def empty_splits_text(rows: dict, configs: dict, t: dict, d: dict) -> str:
     undeclared = [c for c in dict.fromkeys(c for c, _ in CONFIG_SPLITS) if c not in configs]
     whole = (f" The config{'s' if len(undeclared) > 1 else ''} {', '.join(undeclared)} therefore "
              f"{'are' if len(undeclared) > 1 else 'is'} not declared at all." if undeclared else "")
-    return fill(__file__, "empty_splits.md.tmpl", {"items": items, "error": EMPTY_SPLIT_ERROR, "whole": whole})
+    words = ({"these": "This split has", "files": "Its parquet file is", "declared": "it is not declared",
+              "one": "it", "them": "it"} if len(empty) == 1 else
+             {"these": "These splits have", "files": "Their parquet files are", "declared": "they are not declared",
+              "one": "one", "them": "them"})
+    return fill(__file__, "empty_splits.md.tmpl", {**words, "items": items, "error": empty_split_error(empty[0][1]),
+                                                   "whole": whole, "path": DATA_FILES[empty[0]]})
 
 
-def _provides(rows: dict, d: dict, msmarco: bool) -> str:
+def _provides(rows: dict, d: dict, msmarco: bool, unverified: bool) -> str:
+    """The opening's count of positives; `unverified`: nothing shows the labels mean something (labels_unverified),
+    so the counts are the model's grades, said as such."""
     keyed = ("keyed by the original MS MARCO query and passage IDs" if msmarco else
              "keyed by the query and passage ids of that corpus")
+    provides = "By its model's unverified grades it provides" if unverified else "It provides"
     train, dev = rows["qrels/train"], rows["qrels/dev"]
+    train_pairs = counted(train, "training-positive pair")
+    covered = counted(d["strict_queries"], "development query", "development queries")
+    strict = f"{counted(dev, 'strict-positive pair')} covering {covered}"
     if train and dev:
-        return (f"It provides {count(train)} training-positive pairs and {count(dev)} strict-positive pairs covering "
-                f"{count(d['strict_queries'])} development queries, {keyed}.")
-    parts = []
+        return f"{provides} {train_pairs} and {strict}, {keyed}."
     if train:
-        parts.append(f"It provides {count(train)} training-positive pairs, {keyed}; this build has no strict "
-                     "development positive (no dev pair got grade 3).")
-    elif dev:
-        parts.append(f"It provides {count(dev)} strict-positive pairs covering {count(d['strict_queries'])} "
-                     f"development queries, {keyed}; this build has no training positive (no proposal got grade "
-                     "2-3 with a finite WOOD score).")
-    else:
-        parts.append(f"This build has no training positive and no strict development positive: no proposal got "
-                     f"the grades they need (see Empty splits below). Its graded pairs are in judgments, {keyed}.")
-    return " ".join(parts)
+        return (f"{provides} {train_pairs}, {keyed}; this build has no strict development positive (no dev pair got "
+                "grade 3).")
+    if dev:
+        return (f"{provides} {strict}, {keyed}; this build has no training positive (no proposal got grade 2-3 with "
+                "a finite WOOD score).")
+    return (f"This build has no training positive and no strict development positive: no proposal got the grades "
+            f"they need (see Empty splits below). Its graded pairs are in judgments, {keyed}.")
+
+
+def without_agent_text(n: int) -> str:
+    """The train queries without an agent row, and where they are."""
+    if not n:
+        return "Every query has an agent row."
+    if n == 1:
+        return ("1 query has no agent row. It stays in train_queries with agent_row = false and zero agent counts; "
+                "its official positives are graded and one of them is its selected fallback positive.")
+    return (f"{count(n)} queries have no agent row. They stay in train_queries with agent_row = false and zero agent "
+            "counts; their official positives are graded and one of them is the selected fallback positive.")
+
+
+def nonstrict_text(d: dict) -> str:
+    """The dev queries without a grade-3 pair, why, and where they are."""
+    n = d["queries"] - d["strict_queries"]
+    if not n:
+        return "Every dev query has a grade-3 pair."
+    return (f"The other {counted(n, 'query has', 'queries have')} no grade-3 pair: "
+            f"{counted(d['nonstrict_with_agent'], 'has', 'have')} graded proposals none of which received grade 3, and "
+            f"{counted(d['nonstrict_without_agent'], 'has', 'have')} no agent proposal. "
+            f"{'It remains' if n == 1 else 'They remain'} in dev_queries (strict_subset = false) and in "
+            "ids/dev_all.txt; a missing grade 3 does not show that no answering passage exists.")
 
 
 def rows_by_key(manifest_rows: dict) -> dict[str, int]:
@@ -122,12 +156,13 @@ def rows_by_key(manifest_rows: dict) -> dict[str, int]:
     return {f"{c}/{s}": manifest_rows.get(c, {}).get(s, 0) for c, s in CONFIG_SPLITS}
 
 
-def grading_texts(config: dict) -> tuple[str, str, str]:
-    """What the grading calls of each split saw (the registry's descriptions of the modes the config used):
-    the Grades sentences, whether train and dev are comparable, and the Schema's meaning of `grading`."""
+def grading_texts(config: dict, src: str) -> tuple[str, str, str]:
+    """What the grading calls of each split saw (the registry's descriptions of the modes the config used; `src`:
+    "MS MARCO " where the ids are MS MARCO's): the Grades sentences, whether train and dev are comparable, and the
+    Schema's meaning of `grading`."""
     modes = {split: grading_mode(config, split) for split in ("train", "dev")}
     names = {"train": "Training", "dev": "Development"}
-    sees = " ".join(f"{names[split]} grades see {mode.description} (grading = {mode.name})."
+    sees = " ".join(f"{names[split]} grades see {mode.description.format(src=src)} (grading = {mode.name})."
                     for split, mode in modes.items())
     if modes["train"].name == modes["dev"].name:
         return (sees, "Train and dev grades come from the same setting.",
@@ -139,7 +174,7 @@ def grading_texts(config: dict) -> tuple[str, str, str]:
 def budgets_text(config: dict, t: dict, d: dict) -> str:
     """The agent's proposal budgets (annotation.agent.<split>.max_proposals) and the longest lists it made."""
     agent = config["annotation"]["agent"]
-    return (f"A proposal list may hold {count(agent['dev']['max_proposals'])} passages per query on the "
+    return (f"A proposal list may hold {counted(agent['dev']['max_proposals'], 'passage')} per query on the "
             f"development run and {count(agent['train']['max_proposals'])} on train "
             f"(annotation.agent.<split>.max_proposals); the longest reach {count(d['max_agent_rank'])} and "
             f"{count(t['max_agent_rank'])}.")
@@ -159,11 +194,18 @@ def evaluation_qrels(trec: dict) -> tuple[str, int] | None:
     return (TREC_GRADED, levels[0]) if levels else None
 
 
+# the user's run and what the card's commands write: files of the user's, outside the release folder, which
+# holds exactly what SHA256SUMS lists
+USER_RUN = "~/my_run.trec"
+USER_OUT = {"per_query": "~/per_query.tsv", "train_qrels": "~/train.qrels",
+            "joined": "~/dev_judgments_text.parquet"}
+
+
 def evaluation_commands(trec: dict) -> str:
     """The card's evaluate.py commands: only ones that run on this build, with the reason at the commands
-    when the strict qrels are empty."""
+    when the strict qrels are empty. They read the user's run and write nothing into the release folder."""
     chosen = evaluation_qrels(trec)
-    export = ("python examples/evaluate.py --export-train-qrels train.qrels --package .   "
+    export = (f"python examples/evaluate.py --export-train-qrels {USER_OUT['train_qrels']} --package .   "
               "# TREC qrels from the qrels train split")
     lines = []
     if chosen is None:
@@ -176,10 +218,10 @@ def evaluation_commands(trec: dict) -> str:
         lines += [f"# this build has no strict pair (no dev pair got grade 3): {TREC_STRICT} is empty and",
                   "# evaluate.py exits with an error on it; these score the graded qrels"
                   + (f", grade >= {min_rel} relevant:" if flag else ":")]
-    lines += [f"python examples/evaluate.py --qrels {qrels} --run my_run.trec{flag}",
-              f"python examples/evaluate.py --qrels {qrels} --run my_run.trec{flag} --per-query per_query.tsv"]
+    lines += [f"python examples/evaluate.py --qrels {qrels} --run {USER_RUN}{flag}",
+              f"python examples/evaluate.py --qrels {qrels} --run {USER_RUN}{flag} --per-query {USER_OUT['per_query']}"]
     if qrels == TREC_STRICT:
-        lines.append(f"python examples/evaluate.py --qrels {TREC_GRADED} --run my_run.trec")
+        lines.append(f"python examples/evaluate.py --qrels {TREC_GRADED} --run {USER_RUN}")
     lines += [f"python examples/evaluate.py --qrels {qrels} --run examples/bm25_dev.trec{flag}   # the BM25 baseline",
               export]
     return "\n".join(lines)
@@ -200,8 +242,8 @@ def no_strict_text(trec: dict) -> str:
     by_grade = trec[TREC_GRADED]["queries_min_grade"]
     return (text + f" No dev pair has grade 2 either: the commands above score {TREC_GRADED} with --min-rel "
             f"{min_rel}, which counts grade-1 pairs (marginally related) as relevant, over the "
-            f"{count(by_grade[str(min_rel)])} queries with such a pair: not the release's convention, and not "
-            "comparable with scores at grade >= 2.")
+            f"{counted(by_grade[str(min_rel)], 'query', 'queries')} with such a pair: not the release's convention, "
+            "and not comparable with scores at grade >= 2.")
 
 
 def bm25_run_text(config: dict, d: dict, run: dict, trec: dict) -> str:
@@ -209,18 +251,18 @@ def bm25_run_text(config: dict, d: dict, run: dict, trec: dict) -> str:
     bm25 = config["retrieval"]["bm25"]
     params = ", ".join(f"{k} = {bm25[k]}" for k in sorted(bm25))
     depth, with_lines = run["depth"], run["queries_with_lines"]
-    lines = (f"the BM25 ranking (run tag {baseline_run.RUN_TAG}) of the {count(d['queries'])} development queries by "
-             f"the agent's BM25 index (bm25s, {params}), searched with the query text: at most {depth} passages a "
-             f"query, those that share a term with it. It has {count(run['lines'])} lines on "
-             f"{count(with_lines)} queries")
+    lines = (f"the BM25 ranking (run tag {baseline_run.RUN_TAG}) of the "
+             f"{counted(d['queries'], 'development query', 'development queries')} by the agent's BM25 index (bm25s, "
+             f"{params}), searched with the query text: at most {counted(depth, 'passage')} a query, those that share "
+             f"a term with it. It has {counted(run['lines'], 'line')} on {counted(with_lines, 'query', 'queries')}")
     if with_lines:
         short = with_lines - run["queries_at_depth"]
-        lines += (f"; {count(run['queries_at_depth'])} have {depth}" +
+        lines += (f"; {counted(run['queries_at_depth'], 'has', 'have')} {depth}" +
                   (f", {count(short)} fewer (the fewest {count(run['fewest_lines'])}: fewer passages share a term "
-                   "with them)" if short else ""))
+                   f"with {'it' if short == 1 else 'them'})" if short else ""))
     missing = d["queries"] - with_lines
     if missing:
-        lines += f"; {count(missing)} have no line (no query term is in the index)"
+        lines += f"; {counted(missing, 'has', 'have')} no line (no query term is in the index)"
     chosen = evaluation_qrels(trec)
     scores = ("No command above scores it: no dev pair of this build has a grade above 0." if chosen is None else
               f"`--qrels {chosen[0]} --run examples/bm25_dev.trec` above scores it; compare your own run with it the "
@@ -238,11 +280,31 @@ def _modal(hist: dict[str, int]) -> tuple[str, int, int]:
     return grade, hist[grade], sum(hist.values())
 
 
+def labels_unverified(audit: dict | None) -> bool:
+    """Whether nothing in the build shows its labels to agree with graded judgments: no label audit, or one whose
+    kappa is undefined or below KAPPA_SLIGHT."""
+    return audit is None or audit["kappa_linear"] is None or audit["kappa_linear"] < KAPPA_SLIGHT
+
+
+def no_audit_warning(model: str) -> str:
+    """The card's first lines of a build without a label audit: that its labels' agreement is not measured, and
+    the config keys that measure it, before anything the labels seem to say."""
+    return (f"**The labels of this build are not measured.** No label audit was run (doubting.audit.qrels is null): "
+            f"how well its model ({model}) grades these pairs is unknown, so its grades, and the positives selected "
+            "from them, rest on the model's word alone. To measure it, set doubting.audit.qrels (graded judgments "
+            "of held-out queries, TREC qrels with grades 0-3) and doubting.audit.queries (their text) in the build's "
+            "config (under builds.<name>.audit for a named build) and build again: the same model and grading path "
+            "grade those pairs, and the card then opens with their Cohen's kappa.\n\n")
+
+
 def label_warning(manifest: dict, model: str) -> str:
-    """The card's first lines where the label audit shows the labels mean nothing (kappa below KAPPA_SLIGHT, as
-    the demo's 135M model gets): the numbers that show it, before anything the labels seem to say."""
+    """The card's first lines where nothing shows that the labels mean something: no label audit (no_audit_warning),
+    or one that shows they mean nothing (kappa below KAPPA_SLIGHT, as the demo's 135M model gets): the numbers
+    that show it, before anything the labels seem to say."""
     audit = manifest.get("audit")
-    if not audit or (audit["kappa_linear"] is not None and audit["kappa_linear"] >= KAPPA_SLIGHT):
+    if audit is None:
+        return no_audit_warning(model)
+    if not labels_unverified(audit):
         return ""
     source = audit_grades_from(audit)
     kappa = "undefined" if audit["kappa_linear"] is None else f"{audit['kappa_linear']:.3f}"
@@ -251,11 +313,11 @@ def label_warning(manifest: dict, model: str) -> str:
     proposals = {str(g): sum(counts[split]["agent_grades"][str(g)] for split in ("train", "dev")) for g in GRADES}
     grade, n, total = _modal(proposals)
     text = (f"**The labels of this build mean nothing.** Its model ({model}) does not grade usefully here: against "
-            f"the label audit's {count(audit_total)} pairs with {source} grades its Cohen's kappa is {kappa} (linear "
-            f"weights; below {KAPPA_SLIGHT} is at best slight agreement); it gave grade {audit_grade} to "
-            f"{count(audit_n)} of those {count(audit_total)} pairs")
+            f"the label audit's {counted(audit_total, 'pair')} with {source} grades its Cohen's kappa is {kappa} "
+            f"(linear weights; below {KAPPA_SLIGHT} is at best slight agreement); it gave grade {audit_grade} to "
+            f"{count(audit_n)} of those {counted(audit_total, 'pair')}")
     if total:
-        text += f" and grade {grade} to {count(n)} of the {count(total)} graded proposals"
+        text += f" and grade {grade} to {count(n)} of the {counted(total, 'graded proposal')}"
     ranking = audit.get("system_ranking")
     random_run = next((r for r in (ranking or {}).get("runs", []) if r["name"] == own_run_name("random")), None)
     if random_run is not None:
@@ -281,11 +343,12 @@ def agent_text(agent: dict | None, model: str, search: str) -> str:
             what.append(f"{count(copies)} copied the prompt's example query")
         if searches - reformulations - copies:  # the query itself again
             what.append(f"{count(searches - reformulations - copies)} repeated it")
-        asked = f"Beyond each query's first search, the model asked for {count(searches)} searches: {', '.join(what)}."
+        asked = (f"Beyond each query's first search, the model asked for {counted(searches, 'search', 'searches')}: "
+                 f"{', '.join(what)}.")
     else:
         asked = "The model asked for no search beyond each query's first."
-    return (f"{intro} and proposed {count(total['proposals'])} answer passages for {count(total['with_proposals'])} "
-            f"of its {count(total['queries'])} queries. {asked}")
+    return (f"{intro} and proposed {counted(total['proposals'], 'answer passage')} for "
+            f"{count(total['with_proposals'])} of its {counted(total['queries'], 'query', 'queries')}. {asked}")
 
 
 def render(manifest: dict, inputs: dict, batch_descriptions: dict) -> str:
@@ -310,10 +373,11 @@ def render(manifest: dict, inputs: dict, batch_descriptions: dict) -> str:
     source = settings["source"]
     beir = source["format"] == "beir"
     if beir:  # a BEIR folder: one corpus and one query file, a split is its qrels file
-        collection, train_q = f"{source['folder']}/corpus.jsonl", f"{source['folder']}/queries.jsonl"
+        dev_files = beir_paths(source["folder"], source["dev_split"])
+        collection, train_q, dev_qrels = str(dev_files["corpus"]), str(dev_files["queries"]), str(dev_files["qrels"])
         dev_q = train_q
     corpus = settings["corpus_description"]
-    grading_sentences, grading_comparable, grading_column = grading_texts(config)
+    grading_sentences, grading_comparable, grading_column = grading_texts(config, src)
 
     def from_package(path):
         """An input path of the build config as the package folder reaches it (the card's commands run there)."""
@@ -327,11 +391,11 @@ def render(manifest: dict, inputs: dict, batch_descriptions: dict) -> str:
          "a training positive: an agent-proposed passage with grade 2 or 3 and a finite WOOD score"],
         [label("qrels", "dev"), "dev", count(rows["qrels/dev"]), "a strict development positive: grade 3"],
         [label("judgments", "train"), "train", count(rows["judgments/train"]),
-         f"a graded pair: {count(t['agent_pairs'])} agent proposals and {count(t['official_rows'])} official "
-         "positives"],
+         f"a graded pair: {counted(t['agent_pairs'], 'agent proposal')} and "
+         f"{counted(t['official_rows'], 'official positive')}"],
         [label("judgments", "dev"), "dev", count(rows["judgments/dev"]),
-         f"a graded pair: {count(d['agent_pairs'])} agent proposals and {count(d['official_rows'])} official positives "
-         "the agent did not propose"],
+         f"a graded pair: {counted(d['agent_pairs'], 'agent proposal')} and "
+         f"{counted(d['official_rows'], 'official positive')} the agent did not propose"],
         [label("train_queries", "train"), "train", count(rows["train_queries/train"]),
          "a query of the training collection, with counts and its selected training positive"],
         [label("dev_queries", "dev"), "dev", count(rows["dev_queries/dev"]),
@@ -340,21 +404,31 @@ def render(manifest: dict, inputs: dict, batch_descriptions: dict) -> str:
          "the model-generated answer used to compute WOOD for that query"],
     ])
 
-    dev_set = 'the MS MARCO dev set ("dev small")' if msmarco else f"the dev query file {dev_q}"
-    dev_scope = (f"All {count(d['queries'])} queries of {dev_set}."
-                 if n_dev_file is None or n_dev_file == d["queries"] else
-                 f"{count(d['queries'])} of the {count(n_dev_file)} queries of {dev_set}, a deterministic sample.")
-    no_pos = (f" {count(t['selected_none'])} queries have neither a qualifying pair nor an official positive; their "
-              "positive_id and positive_source are null." if t["selected_none"] else "")
+    # the dev queries the build read: a BEIR split's are the queries of its qrels file, not all of queries.jsonl
+    dev_set = ('the MS MARCO dev set ("dev small")' if msmarco else
+               f"the BEIR split `{source['dev_split']}` (the queries of {dev_qrels} in {dev_q})" if beir else
+               f"the dev query file {dev_q}")
+    dev_scope = ((f"The one query of {dev_set}." if d["queries"] == 1 else f"All {count(d['queries'])} queries of "
+                  f"{dev_set}.") if n_dev_file is None or n_dev_file == d["queries"] else
+                 f"{count(d['queries'])} of the {counted(n_dev_file, 'query', 'queries')} of {dev_set}, a "
+                 "deterministic sample.")
+    no_pos = (f" {counted(t['selected_none'], 'query has', 'queries have')} neither a qualifying pair nor an official "
+              f"positive; {'its' if t['selected_none'] == 1 else 'their'} positive_id and positive_source are null."
+              if t["selected_none"] else "")
     dropped = inputs.get("qrels_dropped", {})
-    dropped_text = (f" {count(dropped.get('train', 0))} train and {count(dropped.get('dev', 0))} dev qrels rows were "
-                    "left out of every stage because their passage is not in the collection "
+    one_dropped = sum(dropped.values()) == 1
+    dropped_text = (f" {count(dropped.get('train', 0))} train and {count(dropped.get('dev', 0))} dev qrels "
+                    f"{'row was' if one_dropped else 'rows were'} left out of every stage because "
+                    f"{'its' if one_dropped else 'their'} passage is not in the collection "
                     "(doubting.qrels_missing_passages: drop; inputs.json, qrels_dropped)."
                     if any(dropped.values()) else "")
+    one_failed = t["grading_failure_count"] + d["grading_failure_count"] == 1
     failures = (f"{count(t['grading_failure_count'])} train and {count(d['grading_failure_count'])} dev grading "
-                "calls failed after retries; those pairs have no grade, are not in judgments, and are listed in "
-                "MANIFEST.json (grading_failures).")
-    collection_size = (f"{count(n_collection_passages)} passages in the collection this release was built from; "
+                + ("call failed after retries; that pair has no grade, is not in judgments, and is listed in "
+                   if one_failed else
+                   "calls failed after retries; those pairs have no grade, are not in judgments, and are listed in ")
+                + "MANIFEST.json (grading_failures).")
+    collection_size = (f"{counted(n_collection_passages, 'passage')} in the collection this release was built from; "
                        if n_collection_passages else "")
     beir_splits = (f"the queries of its qrels split `{source['train_split']}` (train) and `{source['dev_split']}` "
                    "(dev); BEIR gives no reference answers, so the dev split was graded with the query and the "
@@ -385,21 +459,22 @@ def render(manifest: dict, inputs: dict, batch_descriptions: dict) -> str:
         joining = part(__file__, "joining_msmarco.md.tmpl", {"collection_size": collection_size})
     else:
         sha = inputs.get("files", {}).get(collection, {}).get("sha256")
-        size = f"{count(n_collection_passages)} passages, " if n_collection_passages else ""
+        size = f"{counted(n_collection_passages, 'passage')}, " if n_collection_passages else ""
         digest = f"sha256 {sha[:16]}..." if sha else "its sha256 is in MANIFEST.json"
         about = f": {corpus}" if corpus else ""
         key = "doubting.source.folder" if beir else "doubting.collection"
         queries = f"`{train_q}`" if beir else f"`{train_q}` and `{dev_q}`"
         joining = part(__file__, "joining_corpus.md.tmpl", {
             "key": key, "about": about, "collection": collection, "size": size, "digest": digest, "queries": queries,
-            "collection_path": from_package(collection), "queries_path": from_package(dev_q)})
+            "collection_path": from_package(collection), "queries_path": from_package(dev_q),
+            "out": USER_OUT["joined"]})
     trec = manifest["trec"]
     graded = trec[TREC_GRADED]
 
     fields = {
         "repo_id": repo_id, "loading_head": loading_head(repo_id, settings["on_hub"], settings["package_dir"]),
         "title": settings["title"], "version": version, "what": what,
-        "provides": _provides(rows, d, msmarco),
+        "provides": _provides(rows, d, msmarco, labels_unverified(manifest.get("audit"))),
         "model": model, "label_warning": label_warning(manifest, model),
         "agent": agent_text(manifest.get("agent"), model, f"lexical (BM25) and dense ({dense_model}) indexes"),
         "paper_line": f" The annotations accompany the paper {paper}." if paper else "",
@@ -408,28 +483,33 @@ def render(manifest: dict, inputs: dict, batch_descriptions: dict) -> str:
         "train_queries": count(t["queries"]), "assigned": count(t["assigned"]),
         "heldout": count(excluded.get("heldout", 0)), "heldout_by_source": heldout_by_source,
         "heldout_sources": heldout_sources, "text_rule": RULE_TEXT,
-        "repeat": count(excluded.get("repeat", 0)), "queries_with_agent_rows": count(t["queries_with_agent_rows"]),
-        "train_agent_pairs": count(t["agent_pairs"]),
-        "queries_without_agent_rows": count(t["queries_without_agent_rows"]),
-        "train_agent_grades": _grades(t["agent_grades"]), "wood_null": count(t["wood_null"]),
-        "positive_pairs": count(t["positive_pairs"]), "positive_queries": count(t["positive_queries"]),
+        "repeat": count(excluded.get("repeat", 0)),
+        "queries_with_agent_rows": counted(t["queries_with_agent_rows"], "query", "queries"),
+        "train_agent_pairs": counted(t["agent_pairs"], "graded query-passage pair"),
+        "queries_without_agent_rows": without_agent_text(t["queries_without_agent_rows"]),
+        "train_agent_grades": _grades(t["agent_grades"]),
+        "wood_null": counted(t["wood_null"], "proposal has", "proposals have"),
+        "positive_pairs": counted(t["positive_pairs"], "pair"),
+        "positive_queries": counted(t["positive_queries"], "query", "queries"),
         "positive_mean": decimal(t["positive_mean_per_query"], 2),
         "positive_median": median(t["positive_median_per_query"]),
-        "agent_queries_without_positive": count(t["agent_queries_without_positive"]),
-        "grade3_eligible_pairs": count(t["grade3_eligible_pairs"]),
-        "grade3_eligible_queries": count(t["grade3_eligible_queries"]),
-        "grade3_agent_pairs": count(t["grade3_agent_pairs"]), "train_official_rows": count(t["official_rows"]),
+        "agent_queries_without_positive": counted(t["agent_queries_without_positive"], "query has", "queries have"),
+        "grade3_eligible_pairs": counted(t["grade3_eligible_pairs"], "pair"),
+        "grade3_eligible_queries": counted(t["grade3_eligible_queries"], "query", "queries"),
+        "grade3_agent_pairs": counted(t["grade3_agent_pairs"], "pair"),
+        "train_official_rows": counted(t["official_rows"], "pair"),
         "train_official_grades": _grades(t["official_grades"]),
-        "official_rows_also_proposed": count(t["official_rows_also_proposed"]),
+        "official_rows_also_proposed": counted(t["official_rows_also_proposed"], "such pair"),
         "selected_wood": count(t["selected_wood"]),
-        "selected_fallback": count(t["selected_fallback"]), "no_positive": no_pos, "dev_scope": dev_scope,
-        "dev_judgments": count(d["judgments"]), "dev_agent_pairs": count(d["agent_pairs"]),
-        "dev_official_rows": count(d["official_rows"]), "dev_official_positives": count(d["official_positives"]),
-        "strict_pairs": count(d["strict_pairs"]), "strict_queries": count(d["strict_queries"]),
+        "selected_fallback": counted(t["selected_fallback"], "official fallback"), "no_positive": no_pos,
+        "dev_scope": dev_scope, "dev_judgments": counted(d["judgments"], "graded pair"),
+        "dev_agent_pairs": counted(d["agent_pairs"], "agent proposal"),
+        "dev_official_rows": counted(d["official_rows"], "official positive"),
+        "dev_official_positives": counted(d["official_positives"], "official positive pair"),
+        "strict_pairs": counted(d["strict_pairs"], "grade-3 pair"),
+        "strict_queries": counted(d["strict_queries"], "query", "queries"),
         "strict_mean": decimal(d["strict_mean_per_query"], 2), "strict_median": median(d["strict_median_per_query"]),
-        "dev_queries": count(d["queries"]), "nonstrict_queries": count(d["queries"] - d["strict_queries"]),
-        "nonstrict_with_agent": count(d["nonstrict_with_agent"]),
-        "nonstrict_without_agent": count(d["nonstrict_without_agent"]),
+        "dev_queries": count(d["queries"]), "nonstrict": nonstrict_text(d),
         "grading_failures": failures, "dropped": dropped_text, "llm_failures": llm_failures_text(manifest["failures"]),
         "budgets": budgets_text(config, t, d), "grading_modes": grading_sentences,
         "grading_comparable": grading_comparable,
@@ -439,7 +519,8 @@ def render(manifest: dict, inputs: dict, batch_descriptions: dict) -> str:
         "id_source": "MS MARCO" if msmarco else "the corpus files",
         "schema": schema_table(column_meanings(t, official, grading_column)), "loading": "\n".join(load_lines),
         "joining": joining, "no_strict": no_strict_text(trec), "evaluation": evaluation_commands(trec),
-        "graded_pairs": count(graded["lines"]), "graded_queries": count(graded["queries_grade2"]),
+        "graded_pairs": counted(graded["lines"], "pair"),
+        "graded_queries": counted(graded["queries_grade2"], "query", "queries"),
         "bm25_run": bm25_run_text(config, d, manifest["baseline_run"], trec),
         "downstream": card_section(manifest.get("downstream")),
         "license_id": settings["license"], "license_note": settings["license_note"],

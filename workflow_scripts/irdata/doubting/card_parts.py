@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from ..card_text import count, md_table
+from ..card_text import count, counted, md_table
 from .assemble import SCHEMAS
 
 TYPE_NAMES = {pa.string(): "string", pa.int8(): "int8", pa.int32(): "int32", pa.float64(): "float64",
@@ -53,8 +53,8 @@ def llm_failures_text(failures: dict | None) -> str:
 def audit_text(audit: dict | None) -> str:
     """The label audit's agreement (MANIFEST.json `audit`), or that there was none."""
     if audit is None:
-        return ("No label audit was run for this build (doubting.audit): the grades' agreement with human judgments "
-                "is not measured here.")
+        return ("No label audit was run for this build (doubting.audit.qrels is null): the grades' agreement with "
+                "human judgments is not measured here; the top of this card says how to measure it.")
     def fmt(x):
         return "n/a" if x is None else f"{x:.3f}"
     source = audit_grades_from(audit)
@@ -62,15 +62,16 @@ def audit_text(audit: dict | None) -> str:
     table = md_table(["", "model 0", "model 1", "model 2", "model 3"], rows)
     not_human = ("" if source == "human" else
                  f" Their grades are {source} (doubting.audit.grades_from), not human judgments.")
-    return (f"Label audit. {count(audit['pairs'])} pairs with {source} grades ({audit['qrels']}) were graded by the "
-            "same model "
+    return (f"Label audit. {counted(audit['pairs'], 'pair')} with {source} grades ({audit['qrels']}) "
+            f"{'was' if audit['pairs'] == 1 else 'were'} graded by the same model "
             f"and grading path as this release (grading = {audit['grading']}): Cohen's kappa "
             f"{fmt(audit['kappa_linear'])} (linear weights) and {fmt(audit['kappa_quadratic'])} (quadratic), exact "
             f"agreement {fmt(audit['exact_agreement'])}, binary agreement at grade >= 2 "
             f"{fmt(audit['binary_agreement_at_2'])}; "
-            f"{count(audit['failures']['failed'])} pairs failed to grade and are left out"
-            + (f", {count(audit['passages_missing'])} judged passages were not in the collection" if audit.get(
-                "passages_missing") else "") + "." + not_human + "\n\n" + table
+            + counted(audit["failures"]["failed"], "pair failed to grade and is", "pairs failed to grade and are")
+            + " left out"
+            + (f", {counted(audit['passages_missing'], 'judged passage was', 'judged passages were')} not in the "
+               "collection" if audit.get("passages_missing") else "") + "." + not_human + "\n\n" + table
             + ("\n\n" + system_ranking_text(audit["system_ranking"], source) if audit.get("system_ranking") else ""))
 
 
@@ -98,14 +99,16 @@ def system_ranking_text(ranking: dict, source: str = "human") -> str:
     own = sum(r["source"] == "workflow" for r in runs)
     corr = ranking["correlation"]
     queries = ranking["queries"]
-    text = (f"System ranking. {count(len(runs))} runs ({count(own)} the workflow's own over the audit queries: "
+    text = (f"System ranking. {counted(len(runs), 'run')} ({count(own)} the workflow's own over the audit queries: "
             f"BM25, dense, their RRF fusion and a random run of passages drawn from the whole collection, the floor "
             f"any system should clear; {count(len(runs) - own)} "
             "from doubting.audit.runs) were evaluated with this release's examples/evaluate.py over the same judged "
-            f"pool, the {count(ranking['pairs'])} graded audit pairs, once under the {source} grades and once under "
-            "the model's (a passage outside the pool counts as non-relevant under both; MRR@10 and Recall@100 count "
-            f"grade >= {ranking['min_rel']} as relevant, nDCG@10 uses the grade as gain; {count(queries['human'])} "
-            f"queries have a pair of grade >= {ranking['min_rel']} under the {source} grades, "
+            f"pool, the {counted(ranking['pairs'], 'graded audit pair')}, once under the {source} grades and once "
+            "under the model's (a passage outside the pool counts as non-relevant under both; MRR@10 and Recall@100 "
+            "count "
+            f"grade >= {ranking['min_rel']} as relevant, nDCG@10 uses the grade as gain; "
+            f"{counted(queries['human'], 'query has', 'queries have')} a pair of grade >= {ranking['min_rel']} under "
+            f"the {source} grades, "
             f"{count(queries['model'])} under the model's). Kendall's tau between the two orderings of the runs: "
             + "; ".join(f"{m} {_tau_reading(corr[m])}" for m in ranking["measures"]) + ".")
     if queries["model"] == 0:
@@ -115,7 +118,7 @@ def system_ranking_text(ranking: dict, source: str = "human") -> str:
         text += " n/a: fewer than 2 runs, or one of the two gives every run the same score (nothing to order)."
     if 1 < len(runs) < 10:
         # one swapped pair of runs moves tau by 2 / (number of pairs)
-        text += (f" With {count(len(runs))} runs one swapped pair moves tau by "
+        text += (f" With {counted(len(runs), 'run')} one swapped pair moves tau by "
                  f"{4 / (len(runs) * (len(runs) - 1)):.2f}: a coarse measure.")
     header = ["run", *(f"{m} {label}" for m in ranking["measures"] for label in (source, "model"))]
     rows = [[f"`{r['name']}`", *(f"{r[side][m]:.3f}" for m in ranking["measures"] for side in ("human", "model"))]
@@ -127,10 +130,12 @@ def _share(o: dict) -> str:
     if not o["items"]:
         return "none in the sample"
     if not o["judged"]:
-        return f"none of its {count(o['items'])} items is judged yet"
+        return f"none of its {counted(o['items'], 'item')} is judged yet"
     lo, hi = o["ci95"]
-    return (f"{count(o['fully_answers'])} of {count(o['judged'])} judged items ({100 * o['share']:.1f}%, 95% Wilson "
-            f"interval {100 * lo:.1f}-{100 * hi:.1f}%) fully answer the query, {count(o['not_judged'])} not yet judged")
+    answer = "fully answers" if o["fully_answers"] == 1 else "fully answer"
+    return (f"{count(o['fully_answers'])} of {counted(o['judged'], 'judged item')} ({100 * o['share']:.1f}%, 95% "
+            f"Wilson interval {100 * lo:.1f}-{100 * hi:.1f}%) {answer} the query, {count(o['not_judged'])} not yet "
+            "judged")
 
 
 def human_audit_text(h: dict | None) -> str:
@@ -143,12 +148,13 @@ def human_audit_text(h: dict | None) -> str:
     train = h.get("split") == "train"
     ours, our = ("selected positives", "selected positive") if train else ("strict positives", "strict positive")
     split = "train" if train else "dev"
-    text = (f"Blinded human audit. {count(h['sample_queries'])} {split} queries were drawn at random; "
+    drawn = counted(h["sample_queries"], f"{split} query was", f"{split} queries were")
+    text = (f"Blinded human audit. {drawn} drawn at random; "
             f"each gave one official positive and, where the release has one, its {our} "
-            f"({count(h['queries_with_strict'])} of them had one), shuffled into {count(h['items'])} items with their "
-            f"origin hidden, for annotators to answer \"{h['question']}\" ({' / '.join(h['allowed'])}). "
-            + (f"{count(annotators)} filled sheet(s) were read back (an item's label is the majority of its "
-               "annotators, a tie is not \"yes\"). " if annotators
+            f"({count(h['queries_with_strict'])} of them had one), shuffled into {counted(h['items'], 'item')} with "
+            f"their origin hidden, for annotators to answer \"{h['question']}\" ({' / '.join(h['allowed'])}). "
+            + (f"{counted(annotators, 'filled sheet was', 'filled sheets were')} read back (an item's label is the "
+               "majority of its annotators, a tie is not \"yes\"). " if annotators
                else "No filled sheet is named yet (doubting.audit.human.sheets). ")
             + f"{ours.capitalize()}: {_share(s)}. Official positives: {_share(o)}.")
     if h["queries_with_strict"] == 0:
@@ -166,11 +172,14 @@ def human_audit_text(h: dict | None) -> str:
     if agreement is not None:
         kappa = "n/a" if agreement["kappa"] is None else f"{agreement['kappa']:.3f}"
         name = "Cohen's" if agreement["method"] == "cohen" else "Fleiss'"
-        text += f" Annotator agreement: {name} kappa {kappa} over the {count(agreement['items'])} items all answered."
+        text += (f" Annotator agreement: {name} kappa {kappa} over the {counted(agreement['items'], 'item')} all "
+                 "answered.")
     if h["missing_items"]:
-        text += f" {count(len(h['missing_items']))} sampled items have no judgment yet."
+        text += f" {counted(len(h['missing_items']), 'sampled item has', 'sampled items have')} no judgment yet."
     if h["judged_outside_sample"]:
-        text += f" {count(h['judged_outside_sample'])} judged items are no longer in the sample and are left out."
+        outside = counted(h["judged_outside_sample"], "judged item is no longer in the sample and is",
+                          "judged items are no longer in the sample and are")
+        text += f" {outside} left out."
     return text
 
 
@@ -184,8 +193,8 @@ def column_meanings(t: dict, official: str, grading: str) -> dict[str, list[tupl
             (("grade",), "0-3"),
             (("grading",), grading),
             (("agent_rank",), "position in the agent's proposal list; null for official rows"),
-            (("wood",), f"WOOD score; null for official rows, for dev, and for the {count(t['wood_null'])} train "
-                        "proposals without a finite score"),
+            (("wood",), f"WOOD score; null for official rows, for dev, and for the "
+                        f"{counted(t['wood_null'], 'train proposal')} without a finite score"),
             (("train_eligible",), "train: grade 2 or 3 and finite WOOD (the qrels train rule); null on dev and for "
                                   "official rows"),
             (("official_positive",), "the pair is a positive in the original qrels of that split"),

@@ -91,7 +91,8 @@ def build_package(assembled_dir, out_dir, version: str, repo_id: str, inputs_jso
         (tmp / "README.md").write_text(card.render(man, inputs, batch_descriptions), encoding="utf-8",
                                        newline="\n")
         # after every other file, before SHA256SUMS, which lists it (the order: release_croissant)
-        release_croissant(tmp, version, repo_id, config["doubting"]["license"], config["doubting"]["paper"], EXAMPLES)
+        release_croissant(tmp, version, repo_id, config["doubting"]["on_hub"], config["doubting"]["license"],
+                          config["doubting"]["paper"], EXAMPLES)
         sums = manifest.write_sha256sums(tmp)
         # refused here, the temporary folder is removed and nothing is published
         check_ledger(ledger, version, content_hash(sums), version_key)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..atomic import write_json_atomic
-from ..croissant import CROISSANT, RecordSet, croissant_metadata, schema_columns
+from ..croissant import CROISSANT, RecordSet, croissant_metadata, hub_url, schema_columns
 from .baseline_run import RUN_FILE
 from .manifest import MANIFEST
 from .release_files import CONFIG_SPLITS, DATA_FILES, ID_FILES, SCHEMAS, TREC_GRADED, TREC_STRICT
@@ -43,16 +43,17 @@ DESCRIPTION = ("LLM-graded query-passage annotations for training and evaluating
                "counts and the selected training positive. Ids and annotations only, no query or passage text.")
 
 
-def release_croissant(folder, version: str, repo_id: str, license_id: str, paper: str | None,
+def release_croissant(folder, version: str, repo_id: str, on_hub: bool, license_id: str, paper: str | None,
                       examples: list[str]) -> None:
-    """Write croissant.json in the release folder `folder`, whose other files but SHA256SUMS are written."""
+    """Write croissant.json in the release folder `folder`, whose other files but SHA256SUMS are written; a
+    build on no Hub (`on_hub` false) names no Hub URL."""
     files = {rel: ROW_DESCRIPTIONS[cs] for cs, rel in DATA_FILES.items()}
     files.update(COMPANION_DESCRIPTIONS)
     files.update({f"examples/{name}": "example script" for name in examples})
     record_sets = [RecordSet(f"{config}_{split}", DATA_FILES[(config, split)], schema_columns(SCHEMAS[config]),
                              ROW_DESCRIPTIONS[(config, split)]) for config, split in CONFIG_SPLITS]
-    url = f"https://huggingface.co/datasets/{repo_id}"
-    # the card's Citation: the paper, or the release by its repository id and version
-    citation = paper or f"{repo_id} {version}, {url}"
+    url = hub_url(repo_id, on_hub)
+    # the card's Citation: the paper, or the release by its repository id and version (and its Hub page)
+    citation = paper or f"{repo_id} {version}" + (f", {url}" if url else "")
     metadata = croissant_metadata(folder, repo_id, DESCRIPTION, license_id, url, version, citation, files, record_sets)
     write_json_atomic(Path(folder) / CROISSANT, metadata)

@@ -6,7 +6,7 @@ Citation: card_hub."""
 
 from __future__ import annotations
 
-from ..card_text import MISSING, count, decimal, fill, md_row, part, percent
+from ..card_text import MISSING, count, counted, decimal, fill, md_row, part, percent
 from .card_hub import INVENTED, front_matter, hub_fields, input_path
 from .split import SPLITS
 
@@ -43,10 +43,12 @@ def unresolvable_note(census: dict) -> str:
             f"No test candidate is of a scheme without a third-party identifier ({schemes}): every id resolves "
             "at its url."
         )
-    also = f", and {count(positives)} positives," if positives else ""
+    also = f", and {counted(positives, 'positive')}," if positives else ""
+    one = negatives + positives == 1
+    are, documents = ("is", "a curated web document") if one else ("are", "curated web documents")
     return (
-        f"{count(negatives)} negatives ({percent(census['test_unresolvable_negatives_share'])}){also} are curated "
-        f"web documents with no third-party identifier (scheme {schemes}) and are marked resolvable: false."
+        f"{counted(negatives, 'negative')} ({percent(census['test_unresolvable_negatives_share'])}){also} {are} "
+        f"{documents} with no third-party identifier (scheme {schemes}) and {are} marked resolvable: false."
     )
 
 
@@ -55,9 +57,10 @@ def intro(manifest: dict) -> str:
     that its numbers measure nothing about real papers; the benchmark's own wording otherwise."""
     release, counts = manifest["release"], manifest["counts"]
     corpus = release["corpus_description"]
-    fields = {"test_queries": count(counts["queries_released"]["test"]),
-              "test_papers": count(counts["papers_released"]["test"]),
-              "candidates": manifest["scoring"]["candidates_per_query"], "negatives": manifest["mining"]["negatives"],
+    fields = {"test_queries": counted(counts["queries_released"]["test"], "test query", "test queries"),
+              "test_papers": counted(counts["papers_released"]["test"], "paper"),
+              "candidates": manifest["scoring"]["candidates_per_query"],
+              "negatives": counted(manifest["mining"]["negatives"], "hard negative"),
               "chance": decimal(manifest["scoring"]["chance"]["P@1"])}
     if release["ids_refer_to"] == INVENTED:
         return part(__file__, "intro_invented.md.tmpl", {**fields, "corpus": corpus or "invented data",
@@ -90,6 +93,13 @@ def arm_title(result: dict, scoring: dict) -> str:
     )
 
 
+def speed(result: dict) -> str:
+    """An arm's ms/query cell: its measured wall time, or that every query was replayed from the LLM journal."""
+    if result["ms_per_query"] is None and result.get("queries_replayed"):
+        return f"{MISSING} (replayed)"
+    return decimal(result["ms_per_query"], 1)
+
+
 def arm_rows(results: list[dict], scoring: dict) -> list[str]:
     """The Performance table's rows, best P@1 first."""
     ranked = sorted(results, key=lambda r: (-(r["P@1"] or 0), r["arm"]))
@@ -97,10 +107,30 @@ def arm_rows(results: list[dict], scoring: dict) -> list[str]:
         md_row([
             MISSING if r["P@1"] is None else rank,  # an arm without metrics (withheld) has no place
             arm_title(r, scoring), *(decimal(r[m]) for m in ("P@1", "P@2", "P@3", "MRR", "mean_rank")),
-            decimal(r["ms_per_query"], 1), count(r["queries"]),
+            speed(r), count(r["queries"]),
         ])
         for rank, r in enumerate(ranked, start=1)
     ]
+
+
+def replay_lines(results: list[dict]) -> list[str]:
+    """What ms/query measured for an arm some of whose grades the LLM journal answered (identical calls made
+    before, by an earlier build or earlier in this one): a journal answer times the journal, not the model."""
+    lines = []
+    for r in (r for r in results if r.get("queries_replayed")):
+        scored = r["queries"] + r.get("queries_unranked", 0)
+        replayed = r["queries_replayed"]
+        measured = (f"so its ms/query is the wall time of the other {counted(scored - replayed, 'query', 'queries')}, "
+                    "whose calls were all made in this build" if r["ms_per_query"] is not None else
+                    "so its ms/query is not given")
+        lines.append(
+            f"Timing of the {r['arm']} arm: {count(replayed)} of its {counted(scored, 'query', 'queries')} had "
+            "grades answered from the LLM journal (identical calls made before, by an earlier build or earlier in "
+            f"this one) rather than by calls made for them. A journal answer measures no model speed, {measured}. To "
+            "measure every query, move that journal (score_arms-llm.jsonl in llm.journal_dir) away and score the arm "
+            "again (its score_arms job, forced)."
+        )
+    return lines
 
 
 def failure_lines(results: list[dict]) -> list[str]:
@@ -111,7 +141,8 @@ def failure_lines(results: list[dict]) -> list[str]:
         kinds = ", ".join(f"{kind} {count(n)}" for kind, n in f["by_kind"].items())
         line = (
             f"LLM failures of the {r['arm']} arm: {count(f['failed'])} of {count(f['total'])} graded {f['units']} "
-            f"failed{f' ({kinds})' if kinds else ''}; {count(r['queries_unranked'])} queries with a failed grade are "
+            f"failed{f' ({kinds})' if kinds else ''}; "
+            f"{counted(r['queries_unranked'], 'query with a failed grade is', 'queries with a failed grade are')} "
             "left unranked, out of its metrics"
         )
         withheld = r["metrics_withheld"]
@@ -159,7 +190,7 @@ def card_markdown(manifest: dict, results: list[dict]) -> str:
         contents.append(md_row([name, count(files[name]["rows"]) if name in files else 1, what]))
     excluded = mining["train_negatives_exclude"]
     trained = mining.get("trained_on_train_negatives") or []
-    failed = failure_lines(results)
+    failed = failure_lines(results) + replay_lines(results)
     fine_tuned = scoring.get("fine_tuned") or {}
     fields = {
         "intro": intro(manifest), "version": manifest["version"], "contents": "\n".join(contents),
@@ -186,10 +217,10 @@ def card_markdown(manifest: dict, results: list[dict]) -> str:
         "screen_counts": ", ".join(f"{k} {count(v)}" for k, v in mining["screen_counts"]["test"].items()) or "none",
         "negatives_by_miner": ", ".join(f"{k} {count(v)}" for k, v in mining["negatives_by_miner"]["test"].items()),
         "trained": f"\n- Trained on the train split's mined negatives: {', '.join(trained)}." if trained else "",
-        "test_queries": count(counts["queries_released"]["test"]),
+        "test_queries": counted(counts["queries_released"]["test"], "test query", "test queries"),
         "query_chars": scoring["query_chars"], "document_chars": scoring["document_chars"],
         "arms": "\n".join(arm_rows(results, scoring)),
-        "failures": "\n\n" + "\n".join(failed) if failed else "",
+        "failures": "".join("\n\n" + line for line in failed),
         "fine_tuned": ("\n\n" + part(__file__, "fine_tuned.md.tmpl", {"rows": "\n".join(fine_tuned_rows(fine_tuned))})
                        if fine_tuned else ""),
         **hub_fields(manifest),

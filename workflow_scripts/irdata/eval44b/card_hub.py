@@ -96,6 +96,10 @@ def hub_fields(manifest: dict) -> dict:
         "loading": "".join(line + "\n" for line in _loading(configs)),
         "text_lines": "\n".join(_text_lines(manifest)),
         "license_note": release["license_note"],
+        "contact": ("Questions, results, or a model to add to the table? Open a discussion in the Community tab."
+                    if release["on_hub"] else
+                    "This build is not on the Hugging Face Hub, so it has no Community tab: ask whoever built it. "
+                    "Once it is published there (eval44b.repo_id, on_hub: true), its Community tab takes questions."),
         "citation": (f"```bibtex\n{release['citation']}\n```" if release["citation"] else
                      "This build has no citation entry (eval44b.citation is null)."),
     }

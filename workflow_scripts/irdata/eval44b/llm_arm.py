@@ -43,6 +43,8 @@ def arm_llm_job(snakemake) -> LLMJob | None:
 
 
 class LlmScorer(Scorer):
+    replays = True  # its job's journal answers the calls an earlier run made
+
     def __init__(self, job: LLMJob, prompt_path, max_queries=None):
         self.job = job
         self.prompt = Prompt(prompt_path)
@@ -65,6 +67,9 @@ class LlmScorer(Scorer):
             if result.label is None:
                 self.failures.add(result.failure_kind)
         return [None if result.label is None else float(result.label) for result in results]
+
+    def replayed_calls(self) -> int:
+        return self.client.stats.journal_hits
 
     def extras(self, result):
         return {"model": self.model_name, "prompt_sha256": self.prompt_sha256, "failures": self.failures.as_dict()}

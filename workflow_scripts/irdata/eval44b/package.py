@@ -2,7 +2,8 @@
 croissant.json, SHA256SUMS.
 
 Bytes are deterministic: fixed key order in the card's files, sorted keys elsewhere, rows sorted
-by note_id, no timestamps (ms/query is the one measured value; `record_timing: false` nulls it).
+by note_id, no timestamps (ms/query is the one measured value; `record_timing: false` nulls it, and it is
+measured only on queries whose model calls were made in this build: `queries_replayed` counts the others).
 
 The release has a version, frozen as a Doubting release's is: manifest.json records it with the config and the
 code it was built with, and the release ledger (irdata/ledger.py) refuses other content under a recorded version
@@ -144,7 +145,7 @@ def result_line(result: dict, withheld: str | None = None) -> dict:
             "document_chars": result["truncation"]["document_chars"],
         },
     }
-    for extra in ("model", "model_sha256", "prompt_sha256", "chance", "failures", "training"):
+    for extra in ("model", "model_sha256", "prompt_sha256", "chance", "failures", "training", "queries_replayed"):
         if extra in result:
             out[extra] = result[extra]
     if "failures" in result:  # the queries a failed grade left unranked, and whether the metrics are withheld
@@ -333,6 +334,8 @@ def _write_release(paths: dict, out: dict, settings: dict) -> dict:
             "candidates_per_query": candidates,
             "chance": chance_metrics(candidates),
             "llm_failures": gate,
+            # queries an arm answered from the LLM journal of an earlier build: their time is not in its ms/query
+            "queries_replayed": {r["arm"]: r["queries_replayed"] for r in arm_results if "queries_replayed" in r},
         },
         "files": {release_name(k): {"rows": counts_out[k], "sha256": sha256_file(out[k])} for k in DATA_KEYS},
         "inputs": {name: {"path": str(p), "sha256": sha256_file(p)} for name, p in sorted(paths["inputs"].items())},

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..atomic import write_json_atomic
-from ..croissant import BOOLEAN, FLOAT, INTEGER, TEXT, URL, Column, RecordSet, croissant_metadata
+from ..croissant import BOOLEAN, FLOAT, INTEGER, TEXT, URL, Column, RecordSet, croissant_metadata, hub_url
 from .card_hub import INVENTED
 
 # a license identifier of the card as Croissant wants it, a URL, where one is known
@@ -38,13 +38,17 @@ def _query_columns(negative: tuple[Column, ...]) -> tuple[Column, ...]:
 
 
 _RESULTS = (Column("arm", TEXT), *(Column(m, FLOAT) for m in ("P@1", "P@2", "P@3", "MRR", "mean_rank")),
-            Column("ms_per_query", FLOAT, "wall time per query; null when the build does not record timing"),
+            Column("ms_per_query", FLOAT, "wall time per query, over the queries whose model calls were all made in "
+                   "this build; null when the build does not record timing or every query was replayed from the LLM "
+                   "journal"),
             Column("queries", INTEGER),
             Column("truncation", description="characters kept at scoring",
                    sub=(Column("query_chars", INTEGER), Column("document_chars", INTEGER))),
             Column("model", TEXT, "the model of a model arm"), Column("model_sha256", TEXT),
             Column("queries_unranked", INTEGER, "the LLM arm's queries with a failed grade: not ranked, out of its "
                    "metrics"),
+            Column("queries_replayed", INTEGER, "the LLM arm's queries with a grade answered from the LLM journal (an "
+                   "identical call made before) rather than by a call made for it: not timed in ms_per_query"),
             Column("metrics_withheld", TEXT, "why the LLM arm's metrics are null (over its failure limit, published "
                    "with accept_llm_failures); null when they are given"))
 # package()'s out keys of the files croissant.json lists: (description, the columns of its record set)
@@ -76,6 +80,6 @@ def release_croissant(out: dict, release: dict, version: str) -> None:
     summary = (INVENTED_DESCRIPTION.format(corpus=release["corpus_description"] or "invented data")
                if release["ids_refer_to"] == INVENTED else DESCRIPTION)
     metadata = croissant_metadata(folder, repo_id, summary, LICENSE_URLS.get(release["license"], release["license"]),
-                                  f"https://huggingface.co/datasets/{repo_id}", version, release["citation"],
+                                  hub_url(repo_id, release["on_hub"]), version, release["citation"],
                                   {rel[key]: description for key, (description, _) in FILES.items()}, record_sets)
     write_json_atomic(out["croissant"], metadata)
