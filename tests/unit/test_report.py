@@ -12,8 +12,9 @@ import pytest
 from matplotlib.text import Text
 
 from irdata import report
+from irdata.card_text import counted
 from irdata.doubting.assemble import DATA_FILES, STATS
-from irdata.report import counted, doubting_report, eval44b_report
+from irdata.report import doubting_report, eval44b_report
 from irdata.shard_files import AGENT_SCHEMA
 from synthetic_doubting import edge_cases
 from unit.test_doubting_package import build
@@ -189,7 +190,7 @@ def test_eval44b_report_lists_a_withheld_arm_unranked_and_plots_no_number_of_it(
 BEIR = {"title": "Doubting BEIR example", "package_dir": "results/doubting-beir-example",
         "grading": {"train": "query_only", "dev": "query_only"},
         "beir": {"folder": "resources/beir-example", "qrels": {"train": "train", "dev": "test"}}}
-# a count and its noun: "1 query", "2 queries" (irdata.report.counted)
+# a count and its noun: "1 query", "2 queries" (irdata.card_text.counted)
 NOUNS = {"query": "queries", "pair": "pairs", "run": "runs", "train proposal": "train proposals"}
 
 

@@ -30,6 +30,7 @@ import pyarrow.parquet as pq  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from .atomic import atomic_path, write_text_atomic  # noqa: E402
+from .card_text import counted
 from .doubting.card_parts import audit_grades_from  # noqa: E402
 from .grade_scale import GRADES
 from .json_files import read_json, read_jsonl
@@ -42,11 +43,6 @@ NOT_AVAILABLE = "not available"
 STYLE = ("body{font-family:sans-serif;font-size:14px} table{border-collapse:collapse;margin:8px 0}"
          "td,th{border:1px solid #bbb;padding:3px 8px;text-align:right} th{background:#eee}"
          "td:first-child,th:first-child{text-align:left}")
-
-
-def counted(n: int, noun: str, plural: str | None = None) -> str:
-    """`n` and its noun in the grammatical number: "1 query", "2 queries", "1,024 pairs"."""
-    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
 
 
 def figure_uri(fig) -> str:
