@@ -19,7 +19,8 @@ def test_overrides_merge_key_by_key_over_the_shared_defaults():
 
 @pytest.mark.parametrize("builds, words", [
     ({"a b": {}}, "a build's name is letters"), ({"-x": {}}, "a build's name is letters"),
-    ({"doubting": {}}, "names a target"), ({"x": 3}, "a mapping of doubting keys"), ({"x": None}, "no Doubting build"),
+    ({"papers44b": {}}, "names a collection"), ({"x": 3}, "a mapping of doubting keys"),
+    ({"x": None}, "no Doubting build"),
 ])
 def test_bad_build_names_are_refused_naming_the_build(builds, words):
     with pytest.raises(BuildError, match=words):

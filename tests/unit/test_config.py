@@ -73,7 +73,7 @@ def test_readme_config_reference_matches_schemas():
     (lambda c: c["builds"]["demo"].pop("collection"), "builds.demo: 'collection' is required here"),
     (lambda c: c["builds"]["demo"].update(versio="v1"), "builds.demo.versio: unknown key; did you mean `version`?"),
     (lambda c: c["builds"].update({"my data": {}}), "builds.my data: a build's name is letters, digits"),
-    (lambda c: c["builds"].update(all={}), "builds.all: 'all' names a target of the workflow"),
+    (lambda c: c["builds"].update(papers44b={}), "builds.papers44b: 'papers44b' names a collection of the workflow"),
     (lambda c: c["builds"].update(demo=None), "builds: no Doubting build is declared"),
     (lambda c: c.update(queries="everything"), "queries: 'everything' is not one of 'sample', 'all'"),
     (lambda c: c.update(doubtin={}), "doubtin: unknown key; did you mean `doubting`?"),
