@@ -7,7 +7,7 @@ under .snakemake/log/ keeps every detail):
 - a reason `Params have changed since last execution`: which settings changed, old and new, or that the code
   changed, instead of both whole params dicts;
 - a failed job: no `message: None`, and no CalledProcessError of a rule script that exited 1, which has printed
-  its own error (irdata/logs.py);
+  its own error (irdata/logs.py); no `Shell command: None` of a script rule (profiles/slurm prints shell commands);
 - a target that no rule makes: the targets there are, and the closest.
 """
 
@@ -27,6 +27,8 @@ _PARAMS = "Params have changed since last execution"
 _UNION = "Union of exclusive params before and now across all output: "
 _FILE_LISTS = ("Missing output files", "Incomplete output files", "Updated input files",
                "Input files updated by another job")
+# the one part of a reason that Snakemake puts after the params change
+_SOFTWARE = "; Software environment definition has changed since last execution"
 _HASH = re.compile(r"[0-9a-f]{16,}")
 
 
@@ -95,20 +97,31 @@ def params_change(text: str) -> str:
     return "; ".join(parts) or text
 
 
-def short_reason(reason: str, files: int | None = None) -> str:
-    """A job's reason with the params change said in a line (params_change) and, when `files` is given, each list
-    of files cut to that many."""
+def _cut_lists(reason: str, files: int | None) -> str:
+    if files is None or not reason:
+        return reason
     parts = []
     for part in reason.split("; "):
-        if part.startswith(f"{_PARAMS}: "):
-            part = f"{_PARAMS}: {params_change(part[len(_PARAMS) + 2:])}"
-        elif files is not None and part.startswith(_FILE_LISTS) and ": " in part:
+        if part.startswith(_FILE_LISTS) and ": " in part:
             head, listed = part.split(": ", 1)
             names = listed.split(", ")
             part = f"{head}: {', '.join(names[:files])}" + (f" and {len(names) - files} more"
                                                             if len(names) > files else "")
         parts.append(part)
     return "; ".join(parts)
+
+
+def short_reason(reason: str, files: int | None = None) -> str:
+    """A job's reason with the params change said in a line (params_change) and, when `files` is given, each list
+    of files cut to that many. (The params' reprs may hold "; ", which joins the reason's parts: the params part
+    runs to the one part Snakemake puts after it, or to the end.)"""
+    start = reason.find(f"{_PARAMS}: ")
+    if start < 0:
+        return _cut_lists(reason, files)
+    end = reason.find(_SOFTWARE, start)
+    end = len(reason) if end < 0 else end
+    change = params_change(reason[start + len(_PARAMS) + 2:end].rstrip())
+    return _cut_lists(reason[:start], files) + f"{_PARAMS}: {change}" + reason[end:]
 
 
 def missing_target_hint(name: str, targets, builds) -> str:
@@ -140,6 +153,8 @@ class ConsoleFormatter(logging.Formatter):
             changes = {"input": [], "output": []}
             if getattr(record, "rule_msg", None) is None:
                 changes["msg"] = None
+        elif event == LogEvent.SHELLCMD and not getattr(record, "shellcmd", None):
+            return ""
         elif event == LogEvent.ERROR:
             message = record.getMessage()
             if _REPORTED.search(message):
