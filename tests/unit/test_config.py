@@ -8,7 +8,7 @@ import yaml
 from snakemake.utils import validate
 
 from irdata.builds import validated_builds
-from irdata.config_check import CONFIG_SECTIONS, ConfigError, check_config, files_by_precedence
+from irdata.config_check import CONFIG_SECTIONS, ConfigError, check_config, files_by_precedence, yaml_mistake
 from irdata.demo_identity import check_own_identity
 
 REPO = Path(__file__).resolve().parents[2]
@@ -230,3 +230,16 @@ def test_a_beir_folder_is_other_data_and_its_example_overlay_names_its_release(t
     assert "(builds.demo.source.folder)" in str(info.value).splitlines()[0]
     example = REPO / "config/beir-example.yaml"
     own_identity(merged(demo_config(), yaml.safe_load(example.read_text())), [REPO / "config.yaml", example])
+
+
+@pytest.mark.parametrize("text, where", [
+    ("builds:\n  demo:\n    version: v2\n   title: x\n", "line 4, column 4: not valid YAML: expected <block end>"),
+    ("a:\n\tb: 1\n", "line 2, column 1: not valid YAML: found character '\\t' that cannot start any token; indent "
+                     "with spaces: YAML takes no tabs"),
+])
+def test_a_yaml_mistake_names_the_file_line_and_column(tmp_path, text, where):
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    assert yaml_mistake(path).startswith(f"{path}, {where}")
+    path.write_text("a: 1\n")
+    assert yaml_mistake(path) is None

@@ -60,9 +60,9 @@ def grading_mode(config: dict, split: str) -> GradingMode:
     """A split's mode (annotation.grading.<split>). Reference answers exist for the dev split of MS MARCO-format
     inputs only: a BEIR build has none, and its dev split grades query_only unless the build sets another mode
     (irdata/builds.py)."""
-    beir = is_beir(config)
+    beir_dev = split == "dev" and is_beir(config)
     return mode_named(config["annotation"]["grading"][split], build_key(config, f"annotation.grading.{split}"),
-                      answers=split == "dev" and not beir, default="query_only" if split == "dev" and beir else None)
+                      answers=split == "dev" and not beir_dev, default="query_only" if beir_dev else None)
 
 
 def audit_mode(config: dict) -> GradingMode:
