@@ -8,10 +8,10 @@ import yaml
 from demo_config import REPO, demo_build, workflow_builds
 from irdata.builds import BuildError, declared_builds, deep_merge, name_clashes, name_defaults
 from irdata.config_check import build_key_path
-from irdata.grading_modes import grading_mistakes
 from irdata.doubting.manifest import file_hashes, record_ledger
 from irdata.doubting.stages import config_used
 from irdata.frozen import frozen_builds, frozen_notices, frozen_stop, next_version
+from irdata.grading_modes import grading_mistakes
 from irdata.stage import canonical
 
 

@@ -48,6 +48,9 @@ def test_a_changed_code_hash_says_code_and_several_changes_are_counted():
         f"{PARAMS}: settings budget.max_turns: 3 -> 5, budget.new: '<unset>' -> 1, budget.note: 'a; b now: c' -> 'x'"
         " and 2 more; code")
     assert console.short_reason(params_reason(["ab" * 32], ["cd" * 32])) == f"{PARAMS}: code"
+    assert console.short_reason(params_reason([1], [2])) == f"{PARAMS}: other params 1 -> 2"
+    # a text that is not Snakemake's before/now form is kept as it is
+    assert console.short_reason(f"{PARAMS}: something else") == f"{PARAMS}: something else"
 
 
 def test_file_lists_are_cut_in_a_real_run_and_kept_in_a_dry_run():

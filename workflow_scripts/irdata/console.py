@@ -89,11 +89,14 @@ def params_change(text: str) -> str:
         parts.append("settings " + settings_diff(old_dicts[0], new_dicts[0]))
     elif old_dicts or new_dicts:
         parts.append("settings")
-    others = [v for v in (*before, *now) if not isinstance(v, dict)]
-    if any(isinstance(v, str) and _HASH.fullmatch(v) for v in others):
+    if any(isinstance(v, str) and _HASH.fullmatch(v) for v in (*before, *now)):
         parts.append("code")
-    rest = [v for v in now if not isinstance(v, dict) and not (isinstance(v, str) and _HASH.fullmatch(v))]
-    parts += [f"param {_shown(v)}" for v in rest]
+    old_rest, new_rest = ([v for v in values if not isinstance(v, dict) and not (isinstance(v, str) and
+                                                                               _HASH.fullmatch(v))]
+                          for values in (before, now))
+    if old_rest or new_rest:
+        parts.append(f"other params {', '.join(map(_shown, old_rest)) or '-'} -> "
+                     f"{', '.join(map(_shown, new_rest)) or '-'}")
     return "; ".join(parts) or text
 
 

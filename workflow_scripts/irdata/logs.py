@@ -54,7 +54,7 @@ def rule_logging(snakemake, name: str | None = None):
             log_file = stack.enter_context(open(log_path, "w", encoding="utf-8", buffering=1))
             handlers.append(logging.StreamHandler(log_file))
             stack.enter_context(contextlib.redirect_stderr(log_file))
-        # closed before the log file is: nothing logged later (at exit) writes to a closed file
+        # detached before the log file closes: nothing logged later (at exit) writes to a closed file
         stack.callback(_detach, handlers)
         logging.basicConfig(
             level=logging.INFO,
