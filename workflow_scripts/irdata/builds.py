@@ -16,14 +16,13 @@ import re
 from pathlib import Path
 
 from .config_check import ConfigError, has_path
+from .grading_modes import BEIR_DEV_MODE
 
 # a build's name is a path part and a wildcard value: letters, digits, `-` and `_`, starting with a letter
 NAME = r"[A-Za-z][A-Za-z0-9_-]*"
 # names a build may not take that are not rules (the rules' and targets' names are the workflow's own:
 # name_clashes): the 44b Eval's collection (work/store/papers44b/, the retrieval rules' {collection})
 RESERVED = frozenset({"papers44b", "builds"})
-# the dev grading mode of a BEIR build that does not set its own: BEIR has no reference answers
-BEIR_DEV_GRADING = "query_only"
 # the sections a build may override besides its `doubting` keys
 SHARED_SECTIONS = ("annotation", "retrieval")
 
@@ -90,7 +89,7 @@ def build_config(config: dict, name: str, over: dict) -> dict:
             built[section] = deep_merge(config.get(section) or {}, over[section])
     source = built["doubting"].get("source") or {}
     if source.get("format") == "beir" and not has_path(over, ["annotation", "grading", "dev"]):
-        built["annotation"] = deep_merge(built.get("annotation") or {}, {"grading": {"dev": BEIR_DEV_GRADING}})
+        built["annotation"] = deep_merge(built.get("annotation") or {}, {"grading": {"dev": BEIR_DEV_MODE}})
     built["build"] = name
     return built
 

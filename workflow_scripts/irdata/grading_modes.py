@@ -23,6 +23,10 @@ GRADING_MODES = {mode.name: mode for mode in [
 ]}
 
 
+# the dev split's mode of a BEIR build that sets none: BEIR has no reference answers (irdata/builds.py)
+BEIR_DEV_MODE = "query_only"
+
+
 class GradingModeError(ValueError):
     """A mode that no job could run: `key` the config key that sets it, `problem` what is wrong and the fix."""
 
@@ -62,7 +66,7 @@ def grading_mode(config: dict, split: str) -> GradingMode:
     (irdata/builds.py)."""
     beir_dev = split == "dev" and is_beir(config)
     return mode_named(config["annotation"]["grading"][split], build_key(config, f"annotation.grading.{split}"),
-                      answers=split == "dev" and not beir_dev, default="query_only" if beir_dev else None)
+                      answers=split == "dev" and not beir_dev, default=BEIR_DEV_MODE if beir_dev else None)
 
 
 def audit_mode(config: dict) -> GradingMode:
