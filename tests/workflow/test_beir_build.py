@@ -166,5 +166,6 @@ def test_a_beir_build_written_from_the_readme_builds_its_release_and_grades_dev_
     card = " ".join((package / "README.md").read_text().split())
     assert f"# Doubting {name}" in card and build["corpus_description"] in card
     # the console: what the run published, at its end, and no script's details
-    assert f"Published {name}: results/{name}" in console.split("steps (100%) done", 1)[1], console[-3000:]
+    published = f"Published {name} {build['version']}: results/{name}"
+    assert published in console.split("steps (100%) done", 1)[1], console[-3000:]
     assert " INFO " not in console and "faiss" not in console

@@ -246,7 +246,7 @@ def test_the_builds_console_is_its_jobs_progress_and_what_it_published(demo_buil
     """A few lines a job (rule, wildcards, log, reason; progress), the scripts' details in their logs, and at the end
     the release the build published (irdata/console.py, irdata/logs.py)."""
     out = demo_build.console
-    assert "Published demo: results/doubting-ms-marco" in out.split("steps (100%) done", 1)[1], out[-3000:]
+    assert "Published demo v0.1-demo: results/doubting-ms-marco" in out.split("steps (100%) done", 1)[1], out[-3000:]
     jobs = out.count("Finished jobid: ")
     assert jobs > 20 and len(out.splitlines()) <= 12 * jobs + 40, out
     for noise in (" INFO ", "faiss", "Union of exclusive params", "message: None", "    input:", "%|"):
