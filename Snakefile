@@ -29,7 +29,7 @@ for _name, _value in _resources.items():
     workflow.global_resources[_name] = _value
 
 # a YAML mistake in the workflow's own config names its file and line (Snakemake's message names neither; an
-# overlay given with --configfile Snakemake reads before this file runs: README 'Configuration')
+# overlay given with --configfile Snakemake reads before this file runs: README 'What a run prints')
 _yaml_mistake = yaml_mistake(os.path.join(workflow.basedir, "config.yaml"))
 if _yaml_mistake:
     raise WorkflowError(_yaml_mistake)
