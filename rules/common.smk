@@ -20,8 +20,9 @@ from irdata.doubting.audit_ranking import (
     run_files as _audit_run_files,
     run_selection_lines as _audit_run_lines,
 )
-from irdata.config_check import CONFIG_SECTIONS, ConfigError
+from irdata.config_check import CONFIG_SECTIONS, ConfigError, build_key_path as _build_key_path
 from irdata.builds import validated_builds as _validated_builds
+from irdata.grading_modes import grading_mistakes as _grading_mistakes
 from irdata.input_keys import missing_inputs as _missing_inputs
 from irdata.frozen import (
     doubting_release as _doubting_release,
@@ -74,6 +75,16 @@ except WorkflowError as error:
     raise WorkflowError("In a Doubting build (schemas/doubting.schema.yaml):", error)
 for _built in BUILDS.values():
     resolve_config_inputs(_built, workflow.basedir)
+
+# A grading mode no job of a build could run (answer_hinted without reference answers, as on a BEIR build's dev
+# split) is a config mistake naming the key that sets it, not a job's InputFunctionException
+_modes = {
+    (tuple(_build_key_path(config, e.key.split("."))), e.problem): None
+    for b in BUILDS.values()
+    for e in _grading_mistakes(b)
+}
+if _modes:
+    raise WorkflowError(str(config_mistakes(_modes, CONFIG_FILES, CONFIG_OVERRIDES)))
 
 # An input path the config names that a job could not read (missing, a folder where a file belongs, a pipe, a
 # link to nothing, unreadable; an LLM's GGUF, its journals' folder) stops the planning in a line naming its key,

@@ -1,5 +1,6 @@
-"""The commands a user reads (README.md, docs/*.md, the generated dataset cards), extracted as printed, and
-the one way the tests run them: tests/workflow/test_printed_commands.py (the repository's documents) and
+"""The commands a user reads (README.md, docs/*.md, the configs' and profiles' comments, the generated dataset
+cards), extracted as printed, and the one way the tests run them, in a fresh shell with the environment active:
+tests/workflow/test_printed_commands.py (the repository's documents and configs) and
 tests/unit/test_card_commands.py (the cards)."""
 
 from __future__ import annotations
@@ -15,9 +16,12 @@ from pathlib import Path
 FENCE = re.compile(r"^```(\S*)\s*$")
 # an inline code span is a command when its first word is one of these programs
 PROGRAMS = {"snakemake", ".venv/bin/snakemake", ".venv/bin/python", "python", "bash", "sudo"}
+SNAKEMAKE = ("snakemake", ".venv/bin/snakemake")
 INLINE = re.compile(r"`([^`\n]+)`")
 SHELL_LANGUAGES = {"bash", "sh", "shell", ""}
-
+# a YAML comment line that shows a command: `#` and at least two spaces before a program's name
+COMMENT_COMMAND = re.compile(r"^\s*#\s{2,}((?:%s)\s.*?)\s*$" % "|".join(map(re.escape, sorted(PROGRAMS))))
+REAL_RUN = Path(__file__).resolve().parent / "snakemake_real_run.py"
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,22 @@ def inline_commands(text: str) -> list[str]:
     return [span.strip() for span in INLINE.findall(prose) if span.split()[0] in PROGRAMS]
 
 
+def comment_commands(text: str) -> list[str]:
+    """The commands a YAML file's comments print: a comment line that is a command (indented under the `#`), and
+    inline code spans of comments whose first word is a program."""
+    commands = []
+    for line in text.splitlines():
+        if "#" not in line:
+            continue
+        shown = COMMENT_COMMAND.match(line)
+        if shown:
+            commands.append(shown.group(1))
+            continue
+        comment = line[line.index("#"):]
+        commands += [span.strip() for span in INLINE.findall(comment) if span.split()[0] in PROGRAMS]
+    return commands
+
+
 # code blocks of the cards that are not commands: Python that loads the release through `datasets`
 # (tests/unit/test_doubting_package.py loads every config offline; test_eval44b_package.py runs the 44b
 # card's blocks), and the 44b card's BibTeX
@@ -114,8 +134,20 @@ def dry(command: str) -> str:
     parts = []
     for text, op in segments(command):
         words = text.split()
-        if words and words[0] in ("snakemake", ".venv/bin/snakemake") and "-n" not in words:
+        if words and words[0] in SNAKEMAKE and "-n" not in words:
             text = text.rstrip() + " -n" + (" " if op else "")
+        parts.append(text + op)
+    return "".join(parts)
+
+
+def real_run(command: str) -> str:
+    """`command` with each snakemake invocation run by tests/snakemake_real_run.py: for real, up to where its jobs
+    would start (what a dry-run skips: Snakemake's checks of the run's cores and jobs)."""
+    parts = []
+    for text, op in segments(command):
+        words = text.split()
+        if words and words[0] in SNAKEMAKE:
+            text = text.replace(words[0], f"python {shlex.quote(str(REAL_RUN))}", 1)
         parts.append(text + op)
     return "".join(parts)
 
@@ -128,6 +160,7 @@ def scripts_checked(command: str, root: Path) -> list[str]:
 
 # a fresh login shell's PATH: the system's folders only (what a user has before the README's activate line)
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+VENV = Path(sys.executable).parent.parent
 
 
 def activated_env() -> dict:
@@ -138,13 +171,17 @@ def activated_env() -> dict:
                 HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
 
 
-def run_shell(command: str, cwd: Path, timeout: int = 600, home: Path | None = None) -> subprocess.CompletedProcess:
-    """Run a command line in bash as a user would after the README's activate line (`activated_env`); `home`: the
-    user's home folder (where `~/` goes)."""
-    env = activated_env() if home is None else dict(activated_env(), HOME=str(home))
-    proc = subprocess.run(["bash", "-o", "pipefail", "-c", command], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=timeout)
-    if proc.returncode != 0:
+def run_shell(command: str, cwd: Path, timeout: int = 600, check: bool = True,
+              home: Path | None = None) -> subprocess.CompletedProcess:
+    """Run a command line as a user would in a new terminal after the README's activate line: a login shell with
+    nothing of the test runner's environment but HOME (`env -i HOME=$HOME bash -l`; `home`: another home folder,
+    where `~/` goes), the workflow's .venv activated, then the command (a pipeline fails when one of its commands
+    does)."""
+    script = f"set -o pipefail; source {shlex.quote(str(VENV / 'bin/activate'))} && {command}"
+    home = str(home) if home is not None else os.environ.get("HOME", "/root")
+    proc = subprocess.run(["bash", "-l", "-c", script], cwd=cwd, env={"HOME": home}, capture_output=True, text=True,
+                          timeout=timeout)
+    if check and proc.returncode != 0:
         raise AssertionError(f"`{command}` in {cwd} exited {proc.returncode}:\n{proc.stdout[-3000:]}\n"
                              f"{proc.stderr[-5000:]}")
     return proc

@@ -6,10 +6,12 @@ import pytest
 import yaml
 
 from demo_config import REPO, demo_build, workflow_builds
-from irdata.builds import BuildError, declared_builds, deep_merge, name_defaults
+from irdata.builds import BuildError, declared_builds, deep_merge, name_clashes, name_defaults
+from irdata.config_check import build_key_path
 from irdata.doubting.manifest import file_hashes
 from irdata.doubting.stages import config_used
 from irdata.frozen import doubting_release, next_version, release_notices, release_problems, release_stop
+from irdata.grading_modes import grading_mistakes
 from irdata.ledger import record_ledger
 from irdata.stage import canonical
 
@@ -20,7 +22,8 @@ def test_overrides_merge_key_by_key_over_the_shared_defaults():
 
 @pytest.mark.parametrize("builds, words", [
     ({"a b": {}}, "a build's name is letters"), ({"-x": {}}, "a build's name is letters"),
-    ({"doubting": {}}, "names a target"), ({"x": 3}, "a mapping of doubting keys"), ({"x": None}, "no Doubting build"),
+    ({"papers44b": {}}, "names a collection"), ({"x": 3}, "a mapping of doubting keys"),
+    ({"x": None}, "no Doubting build"),
 ])
 def test_bad_build_names_are_refused_naming_the_build(builds, words):
     with pytest.raises(BuildError, match=words):
@@ -38,6 +41,44 @@ def test_names_name_a_build_and_the_beir_example_names_its_own_release():
         assert beir[key] != demo[key], key
     assert beir["audit"]["qrels"] is None and builds["beir-example"]["annotation"]["grading"]["dev"] == "query_only"
     assert builds["demo"]["annotation"]["grading"]["dev"] != "query_only"
+
+
+BEIR_BUILD = {"version": "v1", "source": {"format": "beir", "folder": "resources/beir-example"}}
+
+
+def with_build(over: dict, **sections) -> dict:
+    config = yaml.safe_load((REPO / "config.yaml").read_text())
+    config["builds"]["mine"] = over
+    return {**config, **sections}
+
+
+def test_a_beir_build_grades_its_dev_split_query_only_unless_it_sets_its_own_mode():
+    builds = workflow_builds(with_build(BEIR_BUILD))
+    assert builds["mine"]["annotation"]["grading"]["dev"] == "query_only"
+    assert builds["demo"]["annotation"]["grading"]["dev"] == "answer_hinted"  # the shared default, with answers
+    assert grading_mistakes(builds["mine"]) == [] and grading_mistakes(builds["demo"]) == []
+    # the shared key set to answer_hinted is for the builds with answers: it reaches no BEIR build
+    shared = workflow_builds(with_build(BEIR_BUILD, annotation={"grading": {"dev": "answer_hinted"}}))
+    assert shared["mine"]["annotation"]["grading"]["dev"] == "query_only"
+
+
+def test_a_mode_no_job_could_run_names_the_key_that_sets_it():
+    config = with_build({**BEIR_BUILD, "annotation": {"grading": {"dev": "answer_hinted"}}})
+    [mistake] = grading_mistakes(workflow_builds(config)["mine"])
+    assert mistake.key == "builds.mine.annotation.grading.dev"
+    assert mistake.problem == ("mode 'answer_hinted' needs reference answers, which only the dev split of MS "
+                               "MARCO-format inputs has; leave it out (it defaults to query_only)")
+    # a train mode set for every build: the shared key is the one to fix
+    config = with_build(BEIR_BUILD, annotation={"grading": {"train": "answer_hinted"}})
+    [mistake] = grading_mistakes(workflow_builds(config)["mine"])
+    assert build_key_path(config, mistake.key.split(".")) == ["annotation", "grading", "train"]
+    assert mistake.problem.endswith("; set it to query_only")
+
+
+def test_a_build_may_not_take_a_rules_or_targets_name():
+    assert name_clashes(["grade", "mine"], ["grade", "all", "shard_queries_demo"]) == [
+        (["builds", "grade"], "'grade' is the name of a rule or target of the workflow (`snakemake grade` would name "
+                              "both); choose another name")]
 
 
 def record_built(tmp_path, config, code=None) -> None:

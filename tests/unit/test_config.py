@@ -8,7 +8,7 @@ import yaml
 from snakemake.utils import validate
 
 from irdata.builds import validated_builds
-from irdata.config_check import CONFIG_SECTIONS, ConfigError, check_config, files_by_precedence
+from irdata.config_check import CONFIG_SECTIONS, ConfigError, check_config, files_by_precedence, yaml_mistake
 from irdata.demo_identity import check_own_identity
 
 REPO = Path(__file__).resolve().parents[2]
@@ -73,7 +73,7 @@ def test_readme_config_reference_matches_schemas():
     (lambda c: c["builds"]["demo"].pop("collection"), "builds.demo: 'collection' is required here"),
     (lambda c: c["builds"]["demo"].update(versio="v1"), "builds.demo.versio: unknown key; did you mean `version`?"),
     (lambda c: c["builds"].update({"my data": {}}), "builds.my data: a build's name is letters, digits"),
-    (lambda c: c["builds"].update(all={}), "builds.all: 'all' names a target of the workflow"),
+    (lambda c: c["builds"].update(papers44b={}), "builds.papers44b: 'papers44b' names a collection of the workflow"),
     (lambda c: c["builds"].update(demo=None), "builds: no Doubting build is declared"),
     (lambda c: c.update(queries="everything"), "queries: 'everything' is not one of 'sample', 'all'"),
     (lambda c: c.update(doubtin={}), "doubtin: unknown key; did you mean `doubting`?"),
@@ -231,3 +231,16 @@ def test_a_beir_folder_is_other_data_and_its_example_overlay_names_its_release(t
     assert "(builds.demo.source.folder)" in str(info.value).splitlines()[0]
     example = REPO / "config/beir-example.yaml"
     own_identity(merged(demo_config(), yaml.safe_load(example.read_text())), [REPO / "config.yaml", example])
+
+
+@pytest.mark.parametrize("text, where", [
+    ("builds:\n  demo:\n    version: v2\n   title: x\n", "line 4, column 4: not valid YAML: expected <block end>"),
+    ("a:\n\tb: 1\n", "line 2, column 1: not valid YAML: found character '\\t' that cannot start any token; indent "
+                     "with spaces: YAML takes no tabs"),
+])
+def test_a_yaml_mistake_names_the_file_line_and_column(tmp_path, text, where):
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    assert yaml_mistake(path).startswith(f"{path}, {where}")
+    path.write_text("a: 1\n")
+    assert yaml_mistake(path) is None

@@ -19,7 +19,8 @@ def demo_build(tmp_path_factory) -> Workflow:
     wf = Workflow(copy_repo(tmp_path_factory.mktemp("demo") / "wf"))
     (wf.root / "downstream.yaml").write_text("builds:\n  demo:\n    downstream: {enabled: true}\n")
     wf.args = ("--configfile", "config.yaml", str(TINY_DEMO.relative_to(REPO)), "downstream.yaml")
-    wf.snakemake("--profile", "profiles/local", "--cores", "2", PUBLISHED, *wf.args, timeout=3000)
+    proc = wf.snakemake("--profile", "profiles/local", "--cores", "2", PUBLISHED, *wf.args, timeout=3000)
+    wf.console = proc.stdout + proc.stderr  # what the build printed (tests/workflow/test_demo_build.py)
     return wf
 
 

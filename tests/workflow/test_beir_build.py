@@ -8,6 +8,8 @@ figures and captions."""
 import hashlib
 import json
 import re
+import shlex
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -19,6 +21,7 @@ from croissant_check import NO_DATE, NOT_SEMVER, check_croissant
 from irdata.passage_store import PassageStore
 from printed_commands import block_commands, code_blocks, run_shell
 from release_loading import load_every_config
+from repo_copy import REPO
 from report_browser import chromium, open_report
 from workflow_run import Workflow
 
@@ -159,3 +162,43 @@ def test_the_cards_join_recipe_runs_as_printed_with_the_beir_files(built):
     assert len(joined) and (joined["passage_text"] == joined["passage_id"].map(lambda p: corpus[p]["text"])).all()
     assert (joined["passage_title"] == joined["passage_id"].map(lambda p: corpus[p]["title"])).all()
     assert joined["query_text"].notna().all()
+
+
+def readme_beir_build() -> tuple[dict, str]:
+    """The overlay README's section "A BEIR folder as the input" writes (my-beir.yaml) and the command it prints
+    for it, as printed."""
+    section = (REPO / "README.md").read_text().split("\n## A BEIR folder as the input\n", 1)[1].split("\n## ", 1)[0]
+    blocks = code_blocks("README.md", section)
+    overlay = yaml.safe_load("\n".join(next(b for b in blocks if b.language == "yaml").lines))
+    commands = [c for b in blocks if b.language == "bash" for c in block_commands(b) if "my-beir.yaml" in c]
+    return overlay, commands[0]
+
+
+@pytest.fixture(scope="module")
+def readme_build(built) -> tuple[str, dict, str]:
+    """README's BEIR build, built beside the others in the same folder: its folder a copy of the BEIR example, its
+    sizes the test's (TINY's, under its name); the printed command itself is dry-run and run up to its first job
+    by tests/workflow/test_printed_commands.py."""
+    overlay, command = readme_beir_build()
+    (name, build), = overlay["builds"].items()
+    assert shlex.split(command) == ["snakemake", name, "--configfile", "config.yaml", "my-beir.yaml"]
+    shutil.copytree(built.root / "resources/beir-example", built.root / build["source"]["folder"])
+    (built.root / "my-beir.yaml").write_text(yaml.safe_dump(overlay))
+    (built.root / "tiny_readme.yaml").write_text(TINY.replace("beir-example:", f"{name}:"))
+    proc = built.snakemake(name, *built.args, "my-beir.yaml", "tiny_readme.yaml", timeout=1800)
+    return name, build, proc.stdout + proc.stderr
+
+
+def test_a_beir_build_written_from_the_readme_builds_its_release_and_grades_dev_query_only(built, readme_build):
+    name, build, console = readme_build
+    package = built.root / f"results/{name}"
+    check = subprocess.run(["sha256sum", "-c", "--strict", "SHA256SUMS"], cwd=package, capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+    dev = pq.read_table(package / "judgments/dev.parquet").to_pandas()
+    assert len(dev) and set(dev["grading"]) == {"query_only"}  # without a grading key: BEIR's default
+    card = " ".join((package / "README.md").read_text().split())
+    assert f"# Doubting {name}" in card and build["corpus_description"] in card
+    # the console: what the run published, at its end, and no script's details
+    published = f"build {name}: published release {build['version']} at results/{name}."
+    assert published in console.split("steps (100%) done", 1)[1], console[-3000:]
+    assert " INFO " not in console and "faiss" not in console

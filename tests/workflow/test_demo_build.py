@@ -244,3 +244,15 @@ def test_readme_audit_commands_run(built):
         args = [*command.removeprefix(".venv/bin/snakemake ").split(), *built.args]
         proc = built.snakemake(*args, check=False)
         assert proc.returncode == 0, f"README audit command failed: {command}\n{proc.stderr[-3000:]}"
+
+
+def test_the_builds_console_is_its_jobs_progress_and_what_it_published(demo_build):
+    """A few lines a job (rule, wildcards, log, reason; progress), the scripts' details in their logs, and at the end
+    the release the build published (irdata/console.py, irdata/logs.py)."""
+    out = demo_build.console
+    end = out.split("steps (100%) done", 1)[1]
+    assert "build demo: published release v0.1-demo at results/doubting-ms-marco." in end, out[-3000:]
+    jobs = out.count("Finished jobid: ")
+    assert jobs > 20 and len(out.splitlines()) <= 12 * jobs + 40, out
+    for noise in (" INFO ", "faiss", "Union of exclusive params", "message: None", "    input:", "%|"):
+        assert noise not in out, noise

@@ -1,8 +1,19 @@
-"""Every command README.md and docs/*.md print runs as printed, in a fresh copy of the repository with the
-YAML blocks the text shows written to the files they name. A command that would build runs as a dry-run
-(-n added); one that needs what this machine has not (vLLM, SLURM) is checked for its parts that can run.
-The table below says how each command runs: a printed command that is not in it fails the test, so
-a new command gets its line.
+"""Every command that README.md, docs/*.md and the comments of the configs and profiles print is found (fenced
+shell blocks, inline code that starts with a program, a comment line that is a command) and run as printed, in a
+fresh copy of the repository with the YAML blocks the text shows written to the files they name, in a fresh
+login shell with the environment active (printed_commands.run_shell). How each runs follows from the command:
+
+- run for real, as printed: every command that is not a snakemake build (python and bash tools, mkdir), and
+  every snakemake command that only plans or reports (-n, --summary, --list-changes, --lint, --unlock,
+  --version);
+- a snakemake command that would build (minutes to hours) runs twice instead: as a dry-run of exactly the
+  printed command plus -n, and for real up to where its jobs would start (tests/snakemake_real_run.py: the
+  profiles, the Snakefile and Snakemake's checks of the run's cores and jobs, which a dry-run skips);
+- `--report` needs a built release: its arguments parse and its targets are the workflow's;
+- pytest: its tests are collected (they run in their own place).
+
+A command that cannot run here at all is in NOT_RUN with the reason; its shell scripts still get `bash -n` and
+its snakemake part the two runs above. A printed command that none of these rules takes fails the test.
 (The dataset cards' commands: tests/unit/test_card_commands.py.)"""
 
 from __future__ import annotations
@@ -23,13 +34,17 @@ from test_production_config import production_inputs
 
 from irdata.demo_identity import OWN_IDENTITY
 from printed_commands import (
+    PROGRAMS,
     SHELL_LANGUAGES,
+    SNAKEMAKE,
     SYSTEM_PATH,
     activated_env,
     block_commands,
     code_blocks,
+    comment_commands,
     dry,
     inline_commands,
+    real_run,
     run_shell,
     scripts_checked,
     segments,
@@ -44,87 +59,39 @@ SHARED_URLS = "/shared/$USER/llm_urls"
 
 PRODUCTION_SHARDS = "shards: {train: 503, dev: 70}"
 
-RUN, DRY, CHECK, ABSENT, COLLECT, REPORT = "run", "dry-run", "check", "absent", "collect", "report"
-# How each printed command runs here:
-#   run      as printed (a command that only plans or lists)
-#   dry-run  as printed with -n added to its snakemake invocations
-#   check    its snakemake part as a dry-run, its shell scripts with bash -n: it installs, runs the whole
-#            test suite or starts a cluster
-#   absent   not run: its program (vLLM, SLURM's sbatch/scancel) is not on this machine; its scripts get bash -n
-#   collect  pytest with --collect-only (the tests it names run in their own place)
-#   report   `--report` needs a built release: its arguments parse and its targets are the workflow's
+# where the commands are printed: the documents (fenced blocks and inline code) and the comments of the configs
+# and profiles
+DOCUMENTS = DOCS
+CONFIGS = ["config.yaml", *sorted(p.relative_to(REPO).as_posix() for p in (REPO / "config").glob("*.yaml")),
+           *sorted(p.relative_to(REPO).as_posix() for p in (REPO / "profiles").glob("*/config.yaml"))]
+
+# what cannot run here as printed, and why
+NOT_RUN = {
+    "bash tools/install.sh && .venv/bin/snakemake --profile profiles/local":
+        "installs the environment (network, minutes); the demo build: tests/workflow/test_demo_build.py",
+    "bash tools/install.sh": "installs the environment (network, minutes)",
+    "bash tools/install.sh        # the workflow's .venv, with snakemake-executor-plugin-slurm==2.8.0 "
+    "(requirements.txt)": "installs the environment (network, minutes)",
+    "bash tools/test.sh": "runs the whole test suite, this test among them",
+    "vllm serve Qwen/Qwen3-8B --port 8000 --enable-auto-tool-choice --tool-call-parser hermes &":
+        "needs vLLM and a GPU",
+    "sbatch -p gpu -A myproj --array=0-3 tools/slurm/vllm_server.sbatch /shared/models/Qwen2.5-72B-Instruct "
+    f"{SHARED_URLS} --tensor-parallel-size 1": "needs a SLURM cluster with GPUs (tests/slurm runs SLURM)",
+    "scancel --name irdata-vllm      # when done": "needs a SLURM cluster",
+    "sudo bash tools/slurm/start_cluster.sh /var/tmp/irdata-slurm    # installs and starts, ~25-40 s the first "
+    "time": "installs and starts a SLURM cluster as root (tests/slurm)",
+    "sudo bash tools/slurm/stop_cluster.sh /var/tmp/irdata-slurm [--purge]": "stops that cluster, as root",
+    ". /var/tmp/irdata-slurm/env.sh                                   # SLURM_CONF for sinfo/sbatch/sacct":
+        "the environment start_cluster.sh writes",
+}
 # the URL folder and llm_servers.yaml that other commands use: run first, against local servers
 SETUP = [
     f"mkdir -p {SHARED_URLS}",
     f"bash tools/slurm/collect_base_urls.sh {SHARED_URLS} --min 4 --wait 1800 --model Qwen2.5-72B-Instruct "
     "> llm_servers.yaml",
 ]
-COMMANDS = {
-    **{command: RUN for command in SETUP},
-    "bash tools/install.sh && .venv/bin/snakemake --profile profiles/local": CHECK,
-    "bash tools/test.sh": CHECK,
-    "vllm serve Qwen/Qwen3-8B --port 8000 --enable-auto-tool-choice --tool-call-parser hermes &": ABSENT,
-    ".venv/bin/snakemake --profile profiles/local doubting --configfile config.yaml my-server.yaml --config "
-    "'builds={demo: {version: v0.2-demo}}'": DRY,
-    ".venv/bin/snakemake --profile profiles/local -n --configfile config.yaml config/beir-example.yaml": RUN,
-    '.venv/bin/snakemake --profile profiles/local -n --configfile config.yaml ef-search.yaml | grep -E '
-    '"^rule|reason:|frozen"': RUN,
-    ".venv/bin/snakemake --profile profiles/local --configfile config.yaml ef-search.yaml --config "
-    "'builds={demo: {version: v0.2-demo}}' 'eval44b={version: v0.2-demo}'": DRY,
-    "snakemake demo": DRY,
-    ".venv/bin/snakemake --profile profiles/local --configfile config.yaml my-data.yaml my-server.yaml": DRY,
-    "snakemake --profile profiles/slurm doubting --configfile config.yaml config/production.yaml "
-    "llm_servers.yaml": DRY,
-    ".venv/bin/snakemake --profile profiles/local -n                # what would run, with the reason for each "
-    "job": RUN,
-    '.venv/bin/snakemake --profile profiles/local -n | grep -E "^rule|reason:"   # only each job and its '
-    "reason": RUN,
-    ".venv/bin/snakemake --profile profiles/local -n --quiet rules   # only the job counts per rule": RUN,
-    ".venv/bin/snakemake --list-changes input                     # outputs whose set of input files "
-    "changed": RUN,
-    ".venv/bin/snakemake --summary                                # every output with its rule, date and "
-    "status": RUN,
-    ".venv/bin/snakemake --lint                                   # style checks of the workflow (kept "
-    "clean)": RUN,
-    ".venv/bin/python -m pip install -r requirements-test.txt && .venv/bin/python -m pytest tests/unit": COLLECT,
-    "snakemake --profile profiles/local beir-example --configfile config.yaml config/beir-example.yaml": DRY,
-    ".venv/bin/snakemake --profile profiles/local work/doubting/demo/human_audit/sheet.csv": DRY,
-    "snakemake doubting": DRY,
-    "snakemake eval44b": DRY,
-    "snakemake downstream": DRY,
-    "snakemake --report report.html": REPORT,
-    "snakemake --report report.html doubting": REPORT,
-    "snakemake --profile profiles/slurm": DRY,
-    "python tools/config_reference.py": RUN,
-    ".venv/bin/python bench/bench_stage_costs.py benchmarks": RUN,
-    "snakemake -d /scratch/run1 --profile profiles/local doubting": DRY,
-    "bash tools/install.sh        # the workflow's .venv, with snakemake-executor-plugin-slurm==2.8.0 "
-    "(requirements.txt)": CHECK,
-    "snakemake --profile profiles/slurm -n                  # what would run, and why (-r)": RUN,
-    "snakemake --profile profiles/slurm                     # the whole build": DRY,
-    "snakemake --profile profiles/slurm --resources llm_slots=16 --configfile config.yaml "
-    "config/production.yaml": DRY,
-    "snakemake --profile profiles/slurm --default-resources slurm_account=myproj slurm_partition=cpu mem_mb=2000 "
-    "runtime=60": DRY,
-    "sbatch -p gpu -A myproj --array=0-3 tools/slurm/vllm_server.sbatch /shared/models/Qwen2.5-72B-Instruct "
-    f"{SHARED_URLS} --tensor-parallel-size 1": ABSENT,
-    "snakemake --profile profiles/slurm --resources llm_slots=16 --configfile config.yaml config/production.yaml "
-    "llm_servers.yaml": DRY,
-    "scancel --name irdata-vllm      # when done": ABSENT,
-    ".venv/bin/python -m pytest tests/slurm -v": COLLECT,
-    "IRDATA_SLURM_TEST_TARGETS=all .venv/bin/python -m pytest tests/slurm   # everything (slow)": COLLECT,
-    "sudo bash tools/slurm/start_cluster.sh /var/tmp/irdata-slurm    # installs and starts, ~25-40 s the first "
-    "time": CHECK,
-    ". /var/tmp/irdata-slurm/env.sh                                   # SLURM_CONF for sinfo/sbatch/sacct": ABSENT,
-    "snakemake shard_queries --profile profiles/slurm --slurm-init-seconds-before-status-checks 5 "
-    "--slurm-no-account": DRY,
-    "sudo bash tools/slurm/stop_cluster.sh /var/tmp/irdata-slurm [--purge]": CHECK,
-    "snakemake -n": RUN,
-    "snakemake --unlock": RUN,
-    "bash tools/install.sh": CHECK,
-    ".venv/bin/snakemake": DRY,
-    "snakemake": DRY,
-}
+# snakemake commands that only plan, list or check: run as printed
+PLANS_ONLY = {"-n", "--dry-run", "--summary", "--list-changes", "--lint", "--unlock", "--version"}
 # code blocks that are not shell commands, by document and first line: YAML written to the file the text
 # names, or merged into it; anything else says why it is not run
 BLOCKS = {
@@ -138,12 +105,35 @@ BLOCKS = {
     ("docs/design.md", "Snakefile            includes rules/*.smk, validates the config, targets doubting, eval44b, "
                        "all"): "the layout of the repository",
 }
+# README's BEIR build (section "A BEIR folder as the input"): the YAML block that names a BEIR folder, written to
+# the file the text names just before it
+BEIR_BLOCK_FILE = "my-beir.yaml"
+
+
+def how(command: str) -> str:
+    """How a printed command runs here (the module's docstring)."""
+    if command in NOT_RUN:
+        return "not run"
+    words = shlex.split(command.split("#")[0])
+    if "pytest" in words:
+        return "collect"
+    if words[0] in SNAKEMAKE:
+        if "--report" in words:
+            return "report"
+        return "run" if PLANS_ONLY & set(words) else "dry-run and real run"
+    if words[0] in PROGRAMS or command in SETUP:
+        return "run"
+    return "unknown"
+
+
+def is_beir_block(block) -> bool:
+    return block.first == "builds:" and "format: beir" in "\n".join(block.lines)
 
 
 def printed() -> tuple[list[str], list]:
     """The commands in document order (each once) and the blocks that are not shell commands."""
     commands, others = [], []
-    for doc in DOCS:
+    for doc in DOCUMENTS:
         text = (REPO / doc).read_text(encoding="utf-8")
         for block in code_blocks(doc, text):
             if (doc, block.first) in BLOCKS or block.language not in SHELL_LANGUAGES:
@@ -151,14 +141,20 @@ def printed() -> tuple[list[str], list]:
             else:
                 commands += block_commands(block)
         commands += inline_commands(text)
+    for config in CONFIGS:
+        commands += comment_commands((REPO / config).read_text(encoding="utf-8"))
     return list(dict.fromkeys(commands)), others
 
 
-def test_every_printed_command_and_block_is_in_the_table():
+def test_every_printed_command_runs_here_or_says_why_not():
     commands, others = printed()
-    assert sorted(set(commands) - set(COMMANDS)) == [], "printed commands the table does not say how to run"
-    assert sorted(set(COMMANDS) - set(commands)) == [], "commands in the table that no document prints"
-    assert sorted({(b.doc, b.first) for b in others} - set(BLOCKS)) == [], "code blocks the table does not know"
+    assert [c for c in commands if how(c) == "unknown"] == [], "printed commands with no way to run: add to NOT_RUN"
+    assert sorted(set(NOT_RUN) - set(commands)) == [], "NOT_RUN names commands that nothing prints"
+    assert sorted({(b.doc, b.first) for b in others if not is_beir_block(b)} - set(BLOCKS)) == [], \
+        "code blocks the table does not know"
+    # the config comments are read too: the commands they print are among these
+    assert "snakemake beir-example --configfile config.yaml config/beir-example.yaml" in commands
+    assert "snakemake --profile profiles/slurm msmarco --configfile config.yaml config/production.yaml" in commands
 
 
 class ModelsHandler(http.server.BaseHTTPRequestHandler):
@@ -190,7 +186,7 @@ def copy(tmp_path_factory):
     assert text.count(PRODUCTION_SHARDS) == 1, "config/production.yaml's shards line moved: update the test"
     production.write_text(text.replace(PRODUCTION_SHARDS, "shards: {train: 3, dev: 2}"))
     for block in printed()[1]:
-        action = BLOCKS[(block.doc, block.first)]
+        action = ("write", BEIR_BLOCK_FILE) if is_beir_block(block) else BLOCKS[(block.doc, block.first)]
         if isinstance(action, tuple):
             content = yaml.safe_load("\n".join(block.lines))
             target = root / action[1]
@@ -201,6 +197,7 @@ def copy(tmp_path_factory):
                 content = merged
             target.write_text(yaml.safe_dump(content, sort_keys=False))
     own_data_files(root)
+    beir_folders(root)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), ModelsHandler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     urls = root.parent / "llm_urls"
@@ -270,32 +267,44 @@ def as_here(command: str, root: Path) -> str:
             .replace("/scratch/run1", str(root.parent / "scratch/run1")))
 
 
-@pytest.mark.parametrize("command", list(COMMANDS), ids=lambda c: c.split("#")[0].strip()[:70])
+def beir_folders(root: Path) -> None:
+    """The BEIR folder of README's my-beir.yaml: the workflow's small BEIR example, copied there."""
+    for build in yaml.safe_load((root / BEIR_BLOCK_FILE).read_text())["builds"].values():
+        shutil.copytree(root / "resources/beir-example", root / build["source"]["folder"])
+
+
+def checked_parts(command: str, root: Path) -> list[str]:
+    """What runs of a command that does not run as printed: its scripts' `bash -n`, its snakemake parts."""
+    return [*scripts_checked(command, root),
+            *(text.strip() for text, _ in segments(command) if text.split()[:1] in ([w] for w in SNAKEMAKE))]
+
+
+@pytest.mark.parametrize("command", printed()[0], ids=lambda c: f"{how(c)}: {c.split('#')[0].strip()[:60]}")
 def test_printed_command_runs(copy, command):
-    mode = COMMANDS[command]
+    mode = how(command)
     line = as_here(command, copy)
-    if mode == RUN:
+    if mode == "run":
         run_shell(line, copy)
-    elif mode == DRY:
+    elif mode == "dry-run and real run":
         run_shell(dry(line), copy)
-    elif mode in (CHECK, ABSENT):
-        for check in scripts_checked(line, copy):
-            run_shell(check, copy)
-        if mode == CHECK:
-            for text, _ in segments(line):
-                if text.split()[:1] in (["snakemake"], [".venv/bin/snakemake"]):
-                    run_shell(dry(text), copy)
-    elif mode == COLLECT:
+        assert "a real run would start" in run_shell(real_run(line), copy).stdout
+    elif mode == "not run":
+        for part in checked_parts(line, copy):
+            if part.startswith("bash -n"):
+                run_shell(part, copy)
+            else:
+                run_shell(dry(part), copy)
+                assert "a real run would start" in run_shell(real_run(part), copy).stdout
+    elif mode == "collect":
         run_shell(line.split("#")[0].strip() + " --collect-only -q", copy)
-    elif mode == REPORT:
+    elif mode == "report":
         args = get_argument_parser().parse_args(shlex.split(line)[1:])
         assert args.report and set(args.targets) <= {"all", "doubting", "eval44b"}, args
     else:
-        raise AssertionError(f"unknown mode {mode!r}")
+        raise AssertionError(f"{command!r}: no way to run it here")
     if command.startswith("bash tools/slurm/collect_base_urls.sh"):
         servers = yaml.safe_load((copy / "llm_servers.yaml").read_text())["llm"]
         assert servers["model"] == "Qwen2.5-72B-Instruct" and len(servers["base_urls"]) == 4, servers
-
 
 
 def test_the_readme_says_to_activate_the_environment_and_that_makes_the_printed_programs_the_workflows():

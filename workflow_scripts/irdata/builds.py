@@ -3,8 +3,10 @@
 A build's config is the whole config with `doubting` replaced by the defaults deep-merged with its overrides
 (and `annotation` / `retrieval` likewise, where the build overrides them), so every Stage reads one build's
 settings as it reads a one-build config. The keys that name a release (title, package folder, repository id,
-release ledger) default from the build's name, never from another build's. A build set to null in an overlay
-is not built (`builds: {demo: null}` leaves the demo out).
+release ledger) default from the build's name, never from another build's. A BEIR build has no reference answers:
+its dev split grades query_only unless the build sets `annotation.grading.dev` itself (the shared mode is for
+builds that have answers). A build set to null in an overlay is not built (`builds: {demo: null}` leaves the
+demo out). A build's name is a target of its own: it may not be a rule's (name_clashes).
 """
 
 from __future__ import annotations
@@ -13,12 +15,14 @@ import copy
 import re
 from pathlib import Path
 
-from .config_check import ConfigError
+from .config_check import ConfigError, has_path
+from .grading_modes import BEIR_DEV_MODE
 
 # a build's name is a path part and a wildcard value: letters, digits, `-` and `_`, starting with a letter
 NAME = r"[A-Za-z][A-Za-z0-9_-]*"
-# names taken by the workflow's own targets and collections (`snakemake <name>` builds one build)
-RESERVED = frozenset({"all", "doubting", "downstream", "eval44b", "papers44b", "builds"})
+# names a build may not take that are not rules (the rules' and targets' names are the workflow's own:
+# name_clashes): the 44b Eval's collection (work/store/papers44b/, the retrieval rules' {collection})
+RESERVED = frozenset({"papers44b", "builds"})
 # the sections a build may override besides its `doubting` keys
 SHARED_SECTIONS = ("annotation", "retrieval")
 
@@ -52,7 +56,7 @@ def declared_builds(config: dict) -> dict[str, dict]:
             raise BuildError(["builds", name], "a build's name is letters, digits, '-' and '_', starting with a "
                               "letter (it names folders and the `snakemake <name>` target)")
         if name in RESERVED:
-            raise BuildError(["builds", name], f"{name!r} names a target of the workflow; choose another name")
+            raise BuildError(["builds", name], f"{name!r} names a collection of the workflow; choose another name")
         if over is not None and not isinstance(over, dict):
             raise BuildError(["builds", name], f"a mapping of doubting keys is expected (or null to leave it out), "
                               f"not {over!r}")
@@ -83,8 +87,19 @@ def build_config(config: dict, name: str, over: dict) -> dict:
     for section in SHARED_SECTIONS:
         if section in over:
             built[section] = deep_merge(config.get(section) or {}, over[section])
+    source = built["doubting"].get("source") or {}
+    if source.get("format") == "beir" and not has_path(over, ["annotation", "grading", "dev"]):
+        built["annotation"] = deep_merge(built.get("annotation") or {}, {"grading": {"dev": BEIR_DEV_MODE}})
     built["build"] = name
     return built
+
+
+def name_clashes(builds, rule_names) -> list[tuple[list, str]]:
+    """(key path, problem) of each build whose name is already a rule's or a target's (`rule_names`: every rule
+    of the workflow before the builds' own targets are added): `snakemake <name>` would be two things."""
+    taken = set(rule_names)
+    return [(["builds", name], f"{name!r} is the name of a rule or target of the workflow (`snakemake {name}` "
+                               "would name both); choose another name") for name in builds if name in taken]
 
 
 def validated_builds(config: dict, schema_dir) -> dict[str, dict]:

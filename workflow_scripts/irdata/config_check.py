@@ -13,11 +13,13 @@ from pathlib import Path
 
 import yaml
 
+from .errors import StopError
+
 # the config's sections, each with its own schema file (schemas/<section>.schema.yaml)
 CONFIG_SECTIONS = ("doubting", "annotation", "llm", "retrieval", "eval44b")
 
 
-class ConfigError(ValueError):
+class ConfigError(StopError, ValueError):
     """A config that does not match its schema: the message is the whole report."""
 
 
@@ -108,17 +110,21 @@ def config_errors(config: dict, schema_dir) -> list[tuple[list, str]]:
         checks = [(("builds", name), _schema(schema_dir, "doubting"), built["doubting"])]
         checks += [(("builds", name, s), _schema(schema_dir, s), built[s]) for s in SHARED_SECTIONS if s in over]
         # a shared default's mistake is one, whatever the number of builds
-        found += [e for e in ((_build_key(config, parts), problem) for parts, problem in _errors(checks))
+        found += [e for e in ((build_key_path(config, parts), problem) for parts, problem in _errors(checks))
                   if e not in found]
     return found
 
 
-def _build_key(config: dict, parts: list) -> list:
-    """A build's key path as the config sets it: a key the build leaves to the shared defaults is `doubting`'s."""
+def build_key_path(config: dict, parts: list) -> list:
+    """A build's key path (`builds.<name>.<key>`) as the config sets it: a key the build leaves to the shared
+    settings is `doubting`'s, or the shared section's for `annotation` and `retrieval` keys."""
+    from .builds import SHARED_SECTIONS
+
     rest = parts[2:]
-    if has_path(config, parts) or not has_path(config, ["doubting", *rest]):
+    shared = rest if rest and rest[0] in SHARED_SECTIONS else ["doubting", *rest]
+    if has_path(config, parts) or not has_path(config, shared):
         return parts
-    return ["doubting", *rest]
+    return shared
 
 
 def _errors(checks, stop_at_first_section=False) -> list[tuple[list, str]]:
@@ -142,17 +148,38 @@ def files_by_precedence(loaded, command_line) -> list:
     return [f for f in loaded if f not in command_line] + command_line
 
 
-def check_config(config: dict, schema_dir, config_files=(), overrides=None) -> None:
-    """Raise ConfigError naming, for each mistake, the file (`config_files` in precedence order, or `--config`
-    for `overrides`) that set it, the key path and the problem; nothing when the config matches the schemas."""
+def yaml_mistake(path) -> str | None:
+    """What makes the YAML file `path` unreadable, naming its file, line and column; None when it reads."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            yaml.safe_load(fh)
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        where = f"{_shown(path)}, line {mark.line + 1}, column {mark.column + 1}" if mark else _shown(path)
+        tabs = "; indent with spaces: YAML takes no tabs" if "'\\t'" in str(error.problem) else ""
+        return f"{where}: not valid YAML: {error.problem or error.context}{tabs}"
+    except (yaml.YAMLError, UnicodeDecodeError) as error:
+        return f"{_shown(path)}: not valid YAML: {error}"
+    return None
+
+
+def config_mistakes(found, config_files=(), overrides=None) -> ConfigError:
+    """The ConfigError that names, for each (key path, problem) of `found`, the key, the problem and the file
+    (`config_files` in precedence order, or `--config` for `overrides`) that set it: a few lines, whichever check
+    found the mistakes (the schemas here; the workflow's own names and modes where it plans)."""
     overrides = dict(overrides or {})
-    found = config_errors(config, schema_dir)
-    if not found:
-        return
     lines = []
     for parts, problem in found:
         where = source_of(parts, config_files, overrides)
         lines.append(f"  {_key_path(parts) or '(top level)'}: {problem} (in {where})")
     noun = "mistake" if len(lines) == 1 else "mistakes"
-    raise ConfigError(f"Config {noun} (schemas/ say what each key takes; README 'Config reference'):\n"
-                      + "\n".join(lines))
+    return ConfigError(f"Config {noun} (schemas/ say what each key takes; README 'Config reference'):\n"
+                       + "\n".join(lines))
+
+
+def check_config(config: dict, schema_dir, config_files=(), overrides=None) -> None:
+    """Raise ConfigError naming, for each mistake, the file (`config_files` in precedence order, or `--config`
+    for `overrides`) that set it, the key path and the problem; nothing when the config matches the schemas."""
+    found = config_errors(config, schema_dir)
+    if found:
+        raise config_mistakes(found, config_files, overrides)

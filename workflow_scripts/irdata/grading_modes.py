@@ -23,19 +23,66 @@ GRADING_MODES = {mode.name: mode for mode in [
 ]}
 
 
-def mode_named(name: str, where: str, answers: bool) -> GradingMode:
-    """The registered mode `name`, set at config key `where`; `answers`: whether reference answers exist there."""
+# the dev split's mode of a BEIR build that sets none: BEIR has no reference answers (irdata/builds.py)
+BEIR_DEV_MODE = "query_only"
+
+
+class GradingModeError(ValueError):
+    """A mode that no job could run: `key` the config key that sets it, `problem` what is wrong and the fix."""
+
+    def __init__(self, key: str, problem: str):
+        super().__init__(f"{key}: {problem}")
+        self.key, self.problem = key, problem
+
+
+def mode_named(name: str, where: str, answers: bool, default: str | None = None) -> GradingMode:
+    """The registered mode `name`, set at config key `where`; `answers`: whether reference answers exist there;
+    `default`: what `where` defaults to, named in the fix."""
     if name not in GRADING_MODES:
-        raise ValueError(f"{where}: unknown grading mode {name!r}; known: {sorted(GRADING_MODES)}")
+        raise GradingModeError(where, f"unknown grading mode {name!r}; known: {sorted(GRADING_MODES)}")
     mode = GRADING_MODES[name]
     if mode.sees_answers and not answers:
-        raise ValueError(f"{where}: mode {name!r} needs reference answers, which only the dev split of MS MARCO-format "
-                         "inputs has (a BEIR folder has none: use query_only)")
+        fix = f"leave it out (it defaults to {default})" if default else "set it to query_only"
+        raise GradingModeError(where, f"mode {name!r} needs reference answers, which only the dev split of MS "
+                                      f"MARCO-format inputs has; {fix}")
     return mode
 
 
+def build_key(config: dict, key: str) -> str:
+    """The config key `key` (`annotation.grading.dev`, `doubting.audit.grading`) as the build whose config this is
+    sets it for itself: `builds.<name>.annotation.grading.dev`, `builds.<name>.audit.grading` (irdata/builds.py)."""
+    if "build" not in config:
+        return key
+    return f"builds.{config['build']}.{key.removeprefix('doubting.')}"
+
+
+def is_beir(config: dict) -> bool:
+    return config["doubting"].get("source", {}).get("format", "msmarco") == "beir"
+
+
 def grading_mode(config: dict, split: str) -> GradingMode:
-    """A split's mode. Reference answers exist for the dev split of MS MARCO-format inputs only: a BEIR folder
-    has none, so its dev split grades query_only."""
-    answers = split == "dev" and config["doubting"].get("source", {}).get("format", "msmarco") != "beir"
-    return mode_named(config["annotation"]["grading"][split], f"annotation.grading.{split}", answers=answers)
+    """A split's mode (annotation.grading.<split>). Reference answers exist for the dev split of MS MARCO-format
+    inputs only: a BEIR build has none, and its dev split grades query_only unless the build sets another mode
+    (irdata/builds.py)."""
+    beir_dev = split == "dev" and is_beir(config)
+    return mode_named(config["annotation"]["grading"][split], build_key(config, f"annotation.grading.{split}"),
+                      answers=split == "dev" and not beir_dev, default=BEIR_DEV_MODE if beir_dev else None)
+
+
+def audit_mode(config: dict) -> GradingMode:
+    """The label audit's mode (doubting.audit.grading): its pairs have no reference answers."""
+    return mode_named(config["doubting"]["audit"]["grading"], build_key(config, "doubting.audit.grading"),
+                      answers=False)
+
+
+def grading_mistakes(config: dict) -> list[GradingModeError]:
+    """The mode settings of a build's whole config that no job could run: checked when the workflow plans,
+    before a job's input function would stop on one."""
+    mistakes = []
+    for check in (lambda: grading_mode(config, "train"), lambda: grading_mode(config, "dev"),
+                  lambda: audit_mode(config)):
+        try:
+            check()
+        except GradingModeError as error:
+            mistakes.append(error)
+    return mistakes

@@ -3,7 +3,7 @@ model identity and the label audit; each LLM job's journal name and retry state.
 
 from __future__ import annotations
 
-from ..grading_modes import grading_mode, mode_named
+from ..grading_modes import audit_mode, grading_mode
 from ..retrieval.stages import search_settings
 from ..shard_files import OFFICIAL_ROWS, llm_job_patterns
 from ..stage import Stage, canonical
@@ -11,11 +11,6 @@ from .agent import AGENT_TASK
 from .answers import ANSWER_PASSAGES
 from .audit import AUDIT_KEYS
 from .common import llm_params
-
-
-def _audit_mode(config: dict):
-    return mode_named(config["doubting"]["audit"]["grading"], "doubting.audit.grading", answers=False)
-
 
 STAGES = (
     Stage(
@@ -62,7 +57,7 @@ STAGES = (
         retry_state="doubting/{build}/retry/audit_labels.json",
         settings=lambda config, **_: canonical({
             "llm": llm_params(config["llm"], "grade"), **{k: config["doubting"]["audit"][k] for k in AUDIT_KEYS},
-            "mode": _audit_mode(config).name}),
-        prompts=lambda config, **_: {"grade": _audit_mode(config).prompt},
+            "mode": audit_mode(config).name}),
+        prompts=lambda config, **_: {"grade": audit_mode(config).prompt},
     ),
 )

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..atomic import write_json_atomic
-from ..errors import InputError
+from ..errors import InputError, StopError
 from ..shard_files import rule_splits
 from ..token_counts import TOKEN_FIELDS, add_tokens
 
@@ -32,8 +32,8 @@ AUDIT_SPLIT = "audit"
 AGENT_COUNTS = ("queries", "with_proposals", "proposals", "searches", "reformulations", "example_copies")
 
 
-class ReleaseGateError(RuntimeError):
-    pass
+class ReleaseGateError(StopError, RuntimeError):
+    """Too many LLM failures to publish: the message names each split over its limit and what to check."""
 
 
 def stage_splits(stage: str) -> list[str]:

@@ -63,10 +63,10 @@ def build_miner_index(*, kind: str, collection, index_files, index_dir, settings
         return build_bm25_index(collection, out_dir, settings, show_progress=False)
     if kind != "dense":
         raise ValueError(f"unknown miner index {kind!r}; expected bm25 or dense")
-    import faiss
     import torch
 
     from ..retrieval.dense import build_dense_index, encode_passages
+    from ..retrieval.faiss_lib import faiss
 
     torch.set_num_threads(threads)
     faiss.omp_set_num_threads(threads)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from ..errors import StopError
 from ..token_counts import TOKEN_FIELDS
 from .actions import ToolCall
 
@@ -143,9 +144,10 @@ class RequestFailed(Exception):
         self.attempts = attempts
 
 
-class ServersUnusable(RuntimeError):
+class ServersUnusable(StopError, RuntimeError):
     """No base URL of a job can serve it (wrong URL, model name or key: preflight.py). Not a call
-    failure that a stage counts and carries on after: it ends the job, naming each URL and its fix."""
+    failure that a stage counts and carries on after: it ends the job, naming each URL and its fix (the job's
+    console says that message once, without a traceback: irdata/logs.py)."""
 
 
 class LLMCallError(RuntimeError):

@@ -25,7 +25,6 @@ import time
 from collections import OrderedDict
 from pathlib import Path
 
-import faiss
 import numpy as np
 
 from ..atomic import atomic_dir, atomic_path, write_json_atomic
@@ -43,6 +42,7 @@ from .common import (
     write_ids,
     write_settings,
 )
+from .faiss_lib import faiss
 
 log = logging.getLogger(__name__)
 

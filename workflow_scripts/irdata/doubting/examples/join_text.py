@@ -33,6 +33,8 @@ import pyarrow.parquet as pq
 if __package__:  # imported from the irdata package (its tests)
     from .evaluate import FormatError, open_binary, write_file
 else:  # run as a script: evaluate.py sits beside it, in examples/
+    # no __pycache__ written into the release folder, which holds exactly what its SHA256SUMS lists
+    sys.dont_write_bytecode = True
     from evaluate import FormatError, open_binary, write_file
 
 PASSAGE_COLUMN = {"qrels": "passage_id", "judgments": "passage_id", "train_queries": "positive_id"}
