@@ -38,7 +38,7 @@ import os
 import re
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import InputError, StopError
 from ..path_kinds import FILE, path_problem, writable_folder_problem
 from .transports import encode_json
 
@@ -58,7 +58,7 @@ _CAUSES = {
 }
 
 
-class JournalError(RuntimeError):
+class JournalError(StopError, RuntimeError):
     """The journal could not be written: the job stops (not a call failure a stage counts and
     carries on after), naming the file, the cause and the answers that will be asked again."""
 
