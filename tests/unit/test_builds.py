@@ -1,15 +1,18 @@
 """Named Doubting builds (irdata/builds.py) and frozen versions at planning (irdata/frozen.py)."""
 
 import json
+import shutil
 
 import pytest
 import yaml
 
 from demo_config import REPO, demo_build, workflow_builds
 from irdata.builds import BuildError, declared_builds, deep_merge, name_defaults
-from irdata.doubting.manifest import file_hashes, record_ledger
+from irdata.doubting.manifest import record_ledger
+from irdata.doubting.release_code import release_code
 from irdata.doubting.stages import config_used
 from irdata.frozen import frozen_builds, frozen_notices, frozen_stop, next_version
+from irdata.provenance import sha256_file
 from irdata.stage import canonical
 
 
@@ -62,14 +65,41 @@ def test_a_version_recorded_with_another_config_is_named_in_one_line_per_build(t
     assert len(stop) == 3 and "build demo: version v0.1-demo" in stop[1] and "retrieval.dense.ef_search" in stop[1]
 
 
+def code_tree(root):
+    """The workflow's code files (irdata/doubting/release_code.py) in a folder of the test's own."""
+    for folder in ("workflow_scripts", "rules", "envs", "schemas", "prompts"):
+        shutil.copytree(REPO / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("Snakefile", "requirements.txt"):
+        shutil.copy(REPO / name, root / name)
+    return root
+
+
 def test_a_module_or_prompt_change_is_caught_at_planning(tmp_path):
-    (tmp_path / "prompts").mkdir()
-    (tmp_path / "prompts/grade.txt").write_text("Grade it.\n")
+    root = code_tree(tmp_path / "wf")
+    prompt, module = root / "prompts/grade_query_only.txt", root / "workflow_scripts/irdata/tsv.py"
     demo = demo_build()
-    record_built(tmp_path, demo, file_hashes(tmp_path, ["prompts/grade.txt"]))
-    assert frozen_builds({"demo": demo}, tmp_path) == []
-    (tmp_path / "prompts/grade.txt").write_text("Grade it well.\n")
-    assert [b.keys for b in frozen_builds({"demo": demo}, tmp_path)] == [("code: prompts/grade.txt",)]
+    record_built(tmp_path, demo, release_code(root, ["prompts/grade_query_only.txt"]))
+    assert frozen_builds({"demo": demo}, root) == []
+    original = prompt.read_text()
+    prompt.write_text(original + "Grade it well.\n")
+    assert [b.keys for b in frozen_builds({"demo": demo}, root)] == [("code: prompts/grade_query_only.txt",)]
+    prompt.write_text(original)
+    # a comment changes nothing of the code's meaning; a constant does
+    module.write_text(module.read_text() + "# a comment\n")
+    assert frozen_builds({"demo": demo}, root) == []
+    module.write_text(module.read_text() + "EDITED = 1\n")
+    assert [b.keys for b in frozen_builds({"demo": demo}, root)] == [("code: workflow_scripts/irdata/tsv.py",)]
+
+
+def test_a_version_recorded_before_code_identities_is_compared_byte_for_byte(tmp_path):
+    """A ledger written before code identities records each code file's sha256: a comment then counts."""
+    root = code_tree(tmp_path / "wf")
+    files = ["prompts/grade_query_only.txt", "workflow_scripts/irdata/tsv.py"]
+    demo = demo_build()
+    record_built(tmp_path, demo, {rel: sha256_file(root / rel) for rel in files})
+    assert frozen_builds({"demo": demo}, root) == []
+    (root / files[1]).write_text((root / files[1]).read_text() + "# a comment\n")
+    assert [b.keys for b in frozen_builds({"demo": demo}, root)] == [("code: workflow_scripts/irdata/tsv.py",)]
 
 
 def test_the_suggested_version_follows_the_frozen_one():

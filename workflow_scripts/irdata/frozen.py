@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .doubting.manifest import planned_code_differences, planned_version_differences
+from .doubting.manifest import planned_version_differences
+from .doubting.release_code import planned_code_differences
 from .doubting.stages import config_used
 from .stage import canonical
 
@@ -23,7 +24,7 @@ class FrozenBuild:
     version: str
     ledger: str
     keys: tuple[str, ...]  # the config keys that differ from the recorded config (config_used's paths), and
-    # `code: <file>` for each code or prompt file whose bytes differ from the recorded ones
+    # `code: <file>` for each module or other code file whose meaning differs from the recorded code's
 
     @property
     def keys_shown(self) -> str:
@@ -45,7 +46,8 @@ def next_version(version: str) -> str:
 
 def frozen_builds(builds: dict[str, dict], code_root) -> list[FrozenBuild]:
     """The builds (name -> whole config, irdata/builds.py) whose version the ledger records with another config
-    or other code (the files MANIFEST.json hashes, relative to the workflow folder `code_root`)."""
+    or other code (what MANIFEST.json's `code` records, irdata/doubting/release_code.py; `code_root`: the workflow
+    folder)."""
     frozen = []
     for name, config in builds.items():
         doubting = config["doubting"]
