@@ -96,6 +96,7 @@ COMMANDS = {
     "snakemake --report report.html doubting": REPORT,
     "snakemake --profile profiles/slurm": DRY,
     "python tools/config_reference.py": RUN,
+    ".venv/bin/python tools/upgrade_code_identity.py --configfile config.yaml": RUN,
     ".venv/bin/python bench/bench_stage_costs.py benchmarks": RUN,
     "snakemake -d /scratch/run1 --profile profiles/local doubting": DRY,
     "bash tools/install.sh        # the workflow's .venv, with snakemake-executor-plugin-slurm==2.8.0 "
