@@ -1,6 +1,7 @@
 """Code identity (irdata/code_identity.py): comments, docstrings, formatting and a module's place in the tree change
 no stage's identity; a real change changes exactly the identities of the stages whose scripts import it."""
 
+import ast
 import os
 import shutil
 from pathlib import Path
@@ -182,3 +183,15 @@ def test_other_files_count_by_what_they_mean(tmp_path, name, old, new, same):
     before = file_identity(path)
     rewrite(path, new)
     assert (file_identity(path) == before) is same
+
+
+def test_a_newer_python_s_empty_fields_change_nothing():
+    """Python 3.12 gives a function a `type_params` field, empty unless it has type parameters; 3.13's ast.dump leaves
+    empty fields out. The identity leaves them out too (this tree measured alike on 3.11, 3.12 and 3.13)."""
+    from irdata.code_identity import _dump
+
+    tree = ast.parse("def f(x):\n    return x\n")
+    before = _dump(tree)
+    tree.body[0].type_params = []
+    tree.body[0]._fields = (*tree.body[0]._fields, "type_params")
+    assert _dump(tree) == before

@@ -4,10 +4,10 @@ records (MANIFEST.json's `code`).
 Comments, docstrings, formatting and a module's place in the tree change nothing a stage does, so none of them
 enters an identity:
 
-- a module's identity (module_identity) is its syntax tree (`ast.dump`, without line and column: no formatting, no
-  comment, no `# noqa`), without docstrings or other lone strings, and with each import of an `irdata` module
-  reduced to the names it imports and binds: the closure holds the imported modules themselves, so no path enters,
-  and a module moved to another folder with its imports updated keeps its identity. Its templates
+- a module's identity (module_identity) is its syntax tree (as `ast.dump` writes it, without line and column: no
+  formatting, no comment, no `# noqa`), without docstrings or other lone strings, and with each import of an
+  `irdata` module reduced to the names it imports and binds: the closure holds the imported modules themselves, so
+  no path enters, and a module moved to another folder with its imports updated keeps its identity. Its templates
   (irdata.provenance.module_templates: prose the module reads) enter by their bytes and their paths inside the
   module's template folder. A docstring that code reads (`__doc__`) is output: it enters the identity of the module
   that reads it. A module left empty (a package's `__init__.py` that only has a docstring) adds nothing.
@@ -151,6 +151,19 @@ def _docstrings(tree: ast.Module) -> str:
                       if isinstance(node, _DOC_OWNERS) and node.body and _is_lone_string(node.body[0]))
 
 
+def _dump(node) -> str:
+    """A tree as text, as `ast.dump` without positions, but leaving out empty fields (None, []): Python versions add
+    fields (3.12 a function's `type_params`) and `ast.dump` itself leaves them out from 3.13, so that a new Python
+    gives the same identities."""
+    if isinstance(node, ast.AST):
+        fields = [f"{name}={_dump(value)}" for name in node._fields
+                  if (value := getattr(node, name, None)) is not None and value != []]
+        return f"{type(node).__name__}({', '.join(fields)})"
+    if isinstance(node, list):
+        return f"[{', '.join(_dump(item) for item in node)}]"
+    return repr(node)
+
+
 @lru_cache(maxsize=None)
 def _module_of_version(path: Path, search_dir: Path, mtime_ns: int, size: int) -> tuple[str, str, tuple[Path, ...]]:
     """(digest of the module's reduced tree, or "" when nothing is left of it; its docstrings when it reads them,
@@ -162,7 +175,7 @@ def _module_of_version(path: Path, search_dir: Path, mtime_ns: int, size: int) -
         own, sources = _docstring_sources(tree, path, search_dir)
         docstrings = _docstrings(tree) if own else ""
     tree.body = _reduced(tree.body)
-    return (_sha256(ast.dump(tree).encode()) if tree.body else ""), docstrings, sources
+    return (_sha256(_dump(tree).encode()) if tree.body else ""), docstrings, sources
 
 
 @lru_cache(maxsize=None)
