@@ -9,6 +9,9 @@ their paths). For every output of every planned job, the upgrade records the new
 params differ from the job's params now in that one value, and the recorded value is the old scheme's hash of the
 files as they are now: the job was built from these very bytes. Every other record is left as it is, so Snakemake
 reruns exactly the jobs it would have rerun before: a job whose code, prompts or settings changed since it ran.
+
+It plans and writes through Snakemake's own objects (its DAG, its record store and serializer of params), which are
+internals of the pinned Snakemake (requirements.txt): tests/workflow/test_demo_build.py upgrades a real build.
 """
 
 from __future__ import annotations
