@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import ast
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+from repo_copy import REPO
 
 RUFF = Path(sys.executable).parent / "ruff"
 PACKAGE = "workflow_scripts/irdata"
@@ -33,10 +36,22 @@ def edit_docstring(path: Path) -> None:
         path.write_text("".join(lines))
 
 
+def code_tree(root: Path) -> Path:
+    """The workflow's code (irdata/doubting/release_code.py: scripts, modules, prompts, rules, envs, schemas,
+    requirements) and its ruff settings, copied to `root`."""
+    for folder in ("workflow_scripts", "rules", "envs", "schemas", "prompts"):
+        shutil.copytree(REPO / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("Snakefile", "requirements.txt", "requirements-nodeps.txt", "requirements-test.txt",
+                 "pyproject.toml"):
+        shutil.copy(REPO / name, root / name)
+    return root
+
+
 def ruff_format(root: Path) -> int:
-    """`ruff format` of every Python file under the folder's workflow_scripts/; returns how many it changed."""
-    done = subprocess.run([str(RUFF), "format", "--line-length", "120", "workflow_scripts"], cwd=root,
-                          capture_output=True, text=True, check=True)
+    """`ruff format` of every Python file under the folder's workflow_scripts/, with the folder's ruff settings
+    (pyproject.toml); returns how many it changed."""
+    done = subprocess.run([str(RUFF), "format", "workflow_scripts"], cwd=root, capture_output=True, text=True,
+                          check=True)
     match = re.search(r"(\d+) files? reformatted", done.stdout + done.stderr)
     return int(match.group(1)) if match else 0
 

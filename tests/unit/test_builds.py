@@ -1,11 +1,11 @@
 """Named Doubting builds (irdata/builds.py) and frozen versions at planning (irdata/frozen.py)."""
 
 import json
-import shutil
 
 import pytest
 import yaml
 
+from code_edits import code_tree
 from demo_config import REPO, demo_build, workflow_builds
 from irdata.builds import BuildError, declared_builds, deep_merge, name_defaults
 from irdata.doubting.manifest import record_ledger
@@ -63,15 +63,6 @@ def test_a_version_recorded_with_another_config_is_named_in_one_line_per_build(t
         "line)"]
     stop = frozen_stop(frozen).splitlines()
     assert len(stop) == 3 and "build demo: version v0.1-demo" in stop[1] and "retrieval.dense.ef_search" in stop[1]
-
-
-def code_tree(root):
-    """The workflow's code files (irdata/doubting/release_code.py) in a folder of the test's own."""
-    for folder in ("workflow_scripts", "rules", "envs", "schemas", "prompts"):
-        shutil.copytree(REPO / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("Snakefile", "requirements.txt"):
-        shutil.copy(REPO / name, root / name)
-    return root
 
 
 def test_a_module_or_prompt_change_is_caught_at_planning(tmp_path):

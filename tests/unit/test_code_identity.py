@@ -8,8 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from code_edits import add_comment, change_a_function, edit_docstring, imports_cleanly, move_module, ruff_format
+from code_edits import (
+    add_comment,
+    change_a_function,
+    code_tree,
+    edit_docstring,
+    imports_cleanly,
+    move_module,
+    ruff_format,
+)
 from irdata.code_identity import closure_identities, code_identity, file_identity, module_identity
+from irdata.doubting.release_code import release_code
 from irdata.provenance import module_templates
 
 REPO = Path(__file__).resolve().parents[2]
@@ -18,10 +27,8 @@ SCRIPTS = "workflow_scripts"
 
 @pytest.fixture
 def tree(tmp_path) -> Path:
-    """A copy of the workflow's scripts and prompts."""
-    for folder in (SCRIPTS, "prompts"):
-        shutil.copytree(REPO / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    return tmp_path
+    """A copy of the workflow's code."""
+    return code_tree(tmp_path)
 
 
 def stage_identities(root: Path) -> dict[str, str]:
@@ -46,25 +53,29 @@ def rewrite(path: Path, text: str) -> None:
 
 
 def test_a_comment_and_a_docstring_change_no_identity(tree):
-    before = stage_identities(tree)
+    before, release = stage_identities(tree), release_code(tree)
     for module in ("irdata/tsv.py", "irdata/annotate/wood.py", "irdata/__init__.py", "grade.py"):
         add_comment(tree / SCRIPTS / module)
         edit_docstring(tree / SCRIPTS / module)
-    assert stage_identities(tree) == before
+    for rules in ("Snakefile", "rules/common.smk", "envs/core.yaml"):
+        add_comment(tree / rules)
+    assert stage_identities(tree) == before and release_code(tree) == release
 
 
-def test_ruff_format_of_the_tree_changes_no_identity(tree):
-    before = stage_identities(tree)
+def test_ruff_format_of_the_tree_changes_no_identity_and_not_the_release_code(tree):
+    before, release = stage_identities(tree), release_code(tree)
     assert ruff_format(tree) > 10  # the tree is not in ruff's format: the formatter changes many files
     assert stage_identities(tree) == before
+    # the release's shipped examples are its content: the project's ruff settings leave them as they are
+    assert release_code(tree) == release
 
 
 def test_a_module_moved_with_its_imports_updated_keeps_every_identity(tree):
-    before = stage_identities(tree)
+    before, release = stage_identities(tree), release_code(tree)
     moved = move_module(tree, "tsv", "readers")
     imports_cleanly(tree, "irdata.msmarco_inputs")  # the move is real: its importers find it
     assert not (tree / SCRIPTS / "irdata/tsv.py").exists() and moved.exists()
-    assert stage_identities(tree) == before
+    assert stage_identities(tree) == before and release_code(tree) == release
 
 
 def test_a_real_change_changes_exactly_the_identities_of_the_stages_importing_it(tree):
