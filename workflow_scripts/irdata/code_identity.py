@@ -27,11 +27,13 @@ stay in the closure (the import binds the same name either way).
 from __future__ import annotations
 
 import ast
+import gc
 import hashlib
 import inspect
 import io
 import json
 import tokenize
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
@@ -164,18 +166,32 @@ def _dump(node) -> str:
     return repr(node)
 
 
+@contextmanager
+def _collector_paused():
+    """The cyclic garbage collector paused while a tree is built and written: a tree holds no cycle, and the
+    collections its many small objects trigger would scan a planning's whole heap (here they doubled the cost)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 @lru_cache(maxsize=None)
 def _module_of_version(path: Path, search_dir: Path, mtime_ns: int, size: int) -> tuple[str, str, tuple[Path, ...]]:
     """(digest of the module's reduced tree, or "" when nothing is left of it; its docstrings when it reads them,
     else ""; the other modules whose docstrings it reads)."""
     data = path.read_bytes()
-    tree = ast.parse(data, filename=str(path))
-    own, sources, docstrings = False, (), ""
-    if b"__doc__" in data:  # a full walk of every module would double the cost of a planning
-        own, sources = _docstring_sources(tree, path, search_dir)
-        docstrings = _docstrings(tree) if own else ""
-    tree.body = _reduced(tree.body)
-    return (_sha256(_dump(tree).encode()) if tree.body else ""), docstrings, sources
+    with _collector_paused():
+        tree = ast.parse(data, filename=str(path))
+        own, sources, docstrings = False, (), ""
+        if b"__doc__" in data:  # a full walk of every module would double the cost of a planning
+            own, sources = _docstring_sources(tree, path, search_dir)
+            docstrings = _docstrings(tree) if own else ""
+        tree.body = _reduced(tree.body)
+        return (_sha256(_dump(tree).encode()) if tree.body else ""), docstrings, sources
 
 
 @lru_cache(maxsize=None)
@@ -199,13 +215,15 @@ def module_identity(path: Path, search_dir: Path) -> str | None:
 
 def closure_identities(scripts) -> dict[Path, str]:
     """Each module of the scripts' closures (each script and every `irdata` module it imports, once each) that does
-    something, with its identity."""
+    something, with its identity. Reading a closure parses its modules too (irdata.provenance): the collector is
+    paused for both."""
     modules: dict[Path, Path] = {}
-    for script in scripts:
-        script = Path(script).resolve()
-        modules.update({module: script.parent for module in module_closure(script)})
-    return {module: identity for module, search_dir in sorted(modules.items())
-            if (identity := module_identity(module, search_dir)) is not None}
+    with _collector_paused():
+        for script in scripts:
+            script = Path(script).resolve()
+            modules.update({module: script.parent for module in module_closure(script)})
+        return {module: identity for module, search_dir in sorted(modules.items())
+                if (identity := module_identity(module, search_dir)) is not None}
 
 
 def modules_identity(scripts) -> list[str]:
