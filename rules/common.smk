@@ -14,7 +14,7 @@ from irdata.logs import TRACEBACK_ENV as _TRACEBACK_ENV
 from irdata.beir_inputs import source_input_paths as _source_input_paths
 from irdata.doubting import wiring as _doubting
 from irdata.doubting.human_audit import sheet_inputs as _human_audit_sheet_inputs
-from irdata.doubting.manifest import code_files as _code_files
+from irdata.doubting.release_code import release_code as _release_code
 from irdata.doubting.audit_ranking import (
     OWN_RUNS as AUDIT_OWN_RUNS,
     run_files as _audit_run_files,
@@ -176,7 +176,7 @@ def builds_where(test):
 
 
 def _rule_script(name):
-    """The script the named rule runs, relative to the workflow folder (the file its code hash covers); a rule
+    """The script the named rule runs, relative to the workflow folder (the file its code identity covers); a rule
     generated per build (shard_queries_<build>) runs the same script for each."""
     named = workflow.get_rule(name)
     if named.script is None:  # a target over the rules generated per build (shard_queries_<build>)
@@ -249,10 +249,10 @@ def workflow_file(path):
 
 # One way rules get their params (as PyPSA-Eur's config_provider): `**stage_params(<rule>)`, from the Stage
 # its family's stages module declares. Snakemake reads a param function's signature for every job; read once.
-def stage_params(name, files=(), build=None):
-    """A rule's params: settings, code hash and, for an LLM job, its journal name and retry state (`build`: the
+def stage_params(name, build=None):
+    """A rule's params: settings, code identity and, for an LLM job, its journal name and retry state (`build`: the
     Doubting build of a rule generated per build, without the {build} wildcard)."""
-    return {key: _signature_read_once(value) for key, value in STAGE.params(name, files, build).items()}
+    return {key: _signature_read_once(value) for key, value in STAGE.params(name, build).items()}
 
 
 def _signature_read_once(value):
@@ -451,9 +451,11 @@ def human_audit_sheet_inputs(wildcards):
     )
 
 
-def doubting_code_files(build):
-    """The code, prompt, env and schema files whose sha256 MANIFEST.json records (irdata.doubting.manifest)."""
-    return _code_files(workflow.basedir, _doubting.prompt_paths(STAGE, _LLM_RULES, build))
+@functools.cache
+def doubting_release_code(build):
+    """The identity of a build's release's code: its modules, prompts, rules, envs and schemas (MANIFEST.json's
+    `code`, irdata/doubting/release_code.py), once per build (the files do not change while Snakemake plans)."""
+    return _release_code(workflow.basedir, _doubting.prompt_paths(STAGE, _LLM_RULES, build))
 
 
 def llm_job_stats(wildcards):

@@ -14,9 +14,9 @@ EVAL44B = config["eval44b"]
 EVAL44B_STAGED = _e44.staged_release()
 # the scored arms: retrieval and fine-tuned arms, then cross-encoders, then the LLM
 EVAL44B_ARMS = _e44_arms(config)
-# the code, prompt, env and schema files whose sha256 manifest.json records: the release's version is frozen with
-# them (irdata/frozen.py)
-EVAL44B_CODE_FILES = _e44.code_files(workflow.basedir, config)
+# what the release's code means, as manifest.json records it: the release's version is frozen with it
+# (irdata/frozen.py); computed once, a param of package_44b
+EVAL44B_CODE = _e44.code_record(workflow.basedir, config)
 
 
 wildcard_constraints:
@@ -197,9 +197,8 @@ rule package_44b:
     conda:
         "../envs/eval44b.yaml"
     params:
-        # manifest.json records these files' sha256: each is hashed like a prompt
-        **stage_params("package_44b", files=EVAL44B_CODE_FILES),
-        code_files=EVAL44B_CODE_FILES,
+        **stage_params("package_44b"),
+        release_code=EVAL44B_CODE,
     script:
         "../workflow_scripts/package_44b.py"
 

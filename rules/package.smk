@@ -224,9 +224,9 @@ rule stage_release:
     conda:
         "../envs/core.yaml"
     params:
-        # MANIFEST.json records these files' sha256: each is hashed like a prompt
-        **stage_params("stage_release", files=lambda wildcards: doubting_code_files(wildcards.build)),
-        code_files=lambda wildcards: doubting_code_files(wildcards.build),
+        **stage_params("stage_release"),
+        # MANIFEST.json's `code`: a change of what the release's code means reruns the release
+        release_code=lambda wildcards: doubting_release_code(wildcards.build),
         assembled=lambda wildcards, input: str(Path(input.assembled_files[-1]).parent),
         staged=lambda wildcards, output: str(Path(output[-1]).parent),
     script:

@@ -30,7 +30,15 @@ class Workflow:
         """Rules that a dry-run with the local profile would run, in DAG order (without the target rules).
 
         `args` (targets, --configfile ...) go first: `--quiet` takes every word after it."""
-        out = self.snakemake(*args, "-n", "--profile", "profiles/local", "--quiet", "rules").stdout
+        return self.dry_run(*args)[0]
+
+    def dry_run(self, *args) -> tuple[list[str], str]:
+        """planned_rules, and what the dry-run printed (its warnings: a frozen version's line)."""
+        proc = self.snakemake(*args, "-n", "--profile", "profiles/local", "--quiet", "rules")
+        return self._rules_of(proc.stdout), proc.stdout + proc.stderr
+
+    @staticmethod
+    def _rules_of(out: str) -> list[str]:
         if "Nothing to be done" in out:
             return []
         table = out.split("Job stats:", 1)[1].split("total", 1)[0]

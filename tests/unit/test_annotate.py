@@ -24,7 +24,7 @@ from irdata.shard_files import OFFICIAL_ROWS
 from irdata.stages import StageWiring
 
 REPO = Path(__file__).resolve().parents[2]
-SCRIPT_OF_RULE = "workflow_scripts/{}.py".format  # as the rules name them (no code hash asked here)
+SCRIPT_OF_RULE = "workflow_scripts/{}.py".format  # as the rules name them (no code identity asked here)
 
 
 def budget(**overrides) -> AgentBudget:

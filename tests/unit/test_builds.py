@@ -5,14 +5,16 @@ import json
 import pytest
 import yaml
 
+from code_edits import code_tree
 from demo_config import REPO, demo_build, workflow_builds
 from irdata.builds import BuildError, declared_builds, deep_merge, name_clashes, name_defaults
 from irdata.config_check import build_key_path
-from irdata.doubting.manifest import file_hashes
+from irdata.doubting.release_code import release_code
 from irdata.doubting.stages import config_used
 from irdata.frozen import doubting_release, next_version, release_notices, release_problems, release_stop
 from irdata.grading_modes import grading_mistakes
 from irdata.ledger import record_ledger
+from irdata.provenance import sha256_file
 from irdata.stage import canonical
 
 
@@ -111,13 +113,31 @@ def test_a_version_recorded_with_another_config_is_named_in_one_line_per_build(t
 
 
 def test_a_module_or_prompt_change_is_caught_at_planning(tmp_path):
-    (tmp_path / "prompts").mkdir()
-    (tmp_path / "prompts/grade.txt").write_text("Grade it.\n")
+    root = code_tree(tmp_path / "wf")
+    prompt, module = root / "prompts/grade_query_only.txt", root / "workflow_scripts/irdata/tsv.py"
     demo = demo_build()
-    record_built(tmp_path, demo, file_hashes(tmp_path, ["prompts/grade.txt"]))
-    assert frozen(demo, tmp_path) == []
-    (tmp_path / "prompts/grade.txt").write_text("Grade it well.\n")
-    assert [p.problem for p in frozen(demo, tmp_path)] == ["code: prompts/grade.txt"]
+    record_built(tmp_path, demo, release_code(root, ["prompts/grade_query_only.txt"]))
+    assert frozen(demo, root) == []
+    original = prompt.read_text()
+    prompt.write_text(original + "Grade it well.\n")
+    assert [p.problem for p in frozen(demo, root)] == ["code: prompts/grade_query_only.txt"]
+    prompt.write_text(original)
+    # a comment changes nothing of the code's meaning; a constant does
+    module.write_text(module.read_text() + "# a comment\n")
+    assert frozen(demo, root) == []
+    module.write_text(module.read_text() + "EDITED = 1\n")
+    assert [p.problem for p in frozen(demo, root)] == ["code: workflow_scripts/irdata/tsv.py"]
+
+
+def test_a_version_recorded_before_code_identities_is_compared_byte_for_byte(tmp_path):
+    """A ledger written before code identities records each code file's sha256: a comment then counts."""
+    root = code_tree(tmp_path / "wf")
+    files = ["prompts/grade_query_only.txt", "workflow_scripts/irdata/tsv.py"]
+    demo = demo_build()
+    record_built(tmp_path, demo, {rel: sha256_file(root / rel) for rel in files})
+    assert frozen(demo, root) == []
+    (root / files[1]).write_text((root / files[1]).read_text() + "# a comment\n")
+    assert [p.problem for p in frozen(demo, root)] == ["code: workflow_scripts/irdata/tsv.py"]
 
 
 def test_the_suggested_version_follows_the_frozen_one():

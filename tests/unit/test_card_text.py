@@ -1,4 +1,4 @@
-"""The cards' shared text helpers (irdata.card_text), and their templates as code: the code hash and
+"""The cards' shared text helpers (irdata.card_text), and their templates as code: the code identity and
 MANIFEST.json's code files cover them."""
 
 import json
@@ -8,7 +8,8 @@ import yaml
 
 import irdata.provenance as provenance
 from irdata import card_text
-from irdata.doubting.manifest import code_files
+from irdata.code_identity import code_identity
+from irdata.doubting.release_code import code_files
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -65,7 +66,7 @@ def test_fill_reads_the_template_beside_the_module(tmp_path):
     assert card_text.part(module, "a.md.tmpl", {"title": "T"}) == "# T"
 
 
-def test_a_modules_templates_are_in_its_code_hash(tmp_path):
+def test_a_modules_templates_are_in_its_code_identity(tmp_path):
     pkg = tmp_path / "workflow_scripts" / "irdata"
     (pkg / "templates" / "card").mkdir(parents=True)
     (pkg / "__init__.py").write_text("")
@@ -78,7 +79,7 @@ def test_a_modules_templates_are_in_its_code_hash(tmp_path):
 
     def h(script):
         provenance.module_templates.cache_clear()
-        return provenance.code_hash(script, tmp_path)
+        return code_identity(script, tmp_path)
 
     card, other = h("workflow_scripts/rule_c.py"), h("workflow_scripts/rule_o.py")
     template.write_text("# The $title\n")

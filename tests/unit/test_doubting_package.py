@@ -17,12 +17,13 @@ import yaml
 from snakemake.utils import validate
 
 from croissant_check import NO_DATE, NOT_SEMVER, check_croissant, croissant_records
+from irdata.code_identity import closure_identities
 from irdata.doubting.acquisition_batches import unbatched
 from irdata.doubting.assemble import assemble, shard_paths_for
-from irdata.doubting.manifest import MANIFEST, code_files
+from irdata.doubting.manifest import MANIFEST
 from irdata.doubting.package import build_package
+from irdata.doubting.release_code import release_code
 from irdata.ledger import ReleaseFrozenError, planned_version_differences
-from irdata.provenance import sha256_file
 from irdata.publish import publish_version
 from synthetic_doubting import Work, edge_cases, synthetic_split, write_qrels
 
@@ -89,7 +90,7 @@ def build(root: Path, kw: dict, version="v0.1-test", repo_id="Shroedingercat/dou
     ledger = ledger or root / "ledger.json"
     manifest = build_package(root / "assembled", root / "staged", version, repo_id, base / "inputs.json",
                              base / "llm_identity.json", config_used(version, kw["grading"], **doubting),
-                             REPO, code_files(REPO), BATCH_DESCRIPTIONS, ledger,
+                             release_code(REPO), BATCH_DESCRIPTIONS, ledger,
                              write_run(root / "assembled", root / "bm25_dev.trec"), version_key=VERSION_KEY)
     publish_version(root / "staged", root / out, ledger, "stage_release", MANIFEST, VERSION_KEY)
     return manifest
@@ -240,8 +241,7 @@ def check_card_invariants(pkg: Path) -> None:
     for config, splits in SPLITS.items():
         for split in splits:
             assert man["rows"][config][split] == pq.ParquetFile(pkg / config / f"{split}.parquet").metadata.num_rows
-    for rel, digest in man["code"].items():
-        assert sha256_file(REPO / rel) == digest
+    assert man["code"] == release_code(REPO)
     assert man["llm"]["model"] and man["inputs"] and man["config"] and "grading_failures" in man
     readme = " ".join((pkg / "README.md").read_text().split())     # the card's prose is hard-wrapped
     for config, splits in SPLITS.items():
@@ -295,12 +295,16 @@ def test_manifest_counts_failures(synth_pkg):
     assert failures["total"] == len(failures["pairs"]) > 0
     counts = man["counts"]
     assert failures["total"] == counts["train"]["grading_failure_count"] + counts["dev"]["grading_failure_count"]
-    assert man["version"] == "v0.1-test" and "workflow_scripts/irdata/doubting/assemble.py" in man["code"]
+    # the release's modules, by path (MANIFEST.json records their identities: no path)
+    modules = {path.relative_to(REPO).as_posix(): identity for path, identity in
+               closure_identities(sorted((REPO / "workflow_scripts").glob("*.py"))).items()}
+    code = {rel for rel, identity in modules.items() if identity in man["code"]["modules"]}
+    assert man["version"] == "v0.1-test" and "workflow_scripts/irdata/doubting/assemble.py" in code
     # the downstream comparison trains in irdata/training/, which both families import: no 44b module is code
     # of this release
-    assert not any("44b" in rel for rel in man["code"])
-    assert "workflow_scripts/irdata/training/trainer.py" in man["code"]
-    assert not any(name in rel for rel in man["code"] for name in
+    assert not any("44b" in rel for rel in code)
+    assert "workflow_scripts/irdata/training/trainer.py" in code
+    assert not any(name in rel for rel in code for name in
                    ("split_papers", "select_queries", "mine_negatives", "score_arms", "synthetic"))
 
 

@@ -10,8 +10,9 @@ import pytest
 from irdata.doubting import card
 from irdata.doubting.assemble import assemble
 from irdata.doubting.gate import ReleaseGateError, run_gate
-from irdata.doubting.manifest import code_files, llm_failures
+from irdata.doubting.manifest import llm_failures
 from irdata.doubting.package import build_package
+from irdata.doubting.release_code import release_code
 from irdata.errors import InputError
 from irdata.msmarco_inputs import check_inputs_current, checked_record_name, input_paths
 from irdata.provenance import sha256_file
@@ -164,7 +165,7 @@ def test_stage_release_refuses_work_built_from_other_inputs(tmp_path):
     paths, report = raw_inputs(tmp_path / "demo")
     (base / "inputs.json").write_text(json.dumps(report))
     args = (tmp_path / "assembled", tmp_path / "staged", "v1", "r/x", base / "inputs.json", base / "llm_identity.json",
-            config_used("v1"), REPO, code_files(REPO), BATCH_DESCRIPTIONS, tmp_path / "ledger.json",
+            config_used("v1"), release_code(REPO), BATCH_DESCRIPTIONS, tmp_path / "ledger.json",
             write_run(tmp_path / "assembled", tmp_path / "bm25_dev.trec"))
     other, _ = raw_inputs(tmp_path / "production")
     with pytest.raises(InputError, match="built from other inputs than the config names"):

@@ -16,6 +16,7 @@ from snakemake.utils import validate
 
 from croissant_check import NO_CITATION, NO_DATE, NOT_SEMVER, check_croissant, croissant_records
 from irdata.atomic import write_json_atomic, write_jsonl_atomic
+from irdata.code_identity import closure_identities
 from irdata.eval44b.arms import Bm25Scorer
 from irdata.eval44b.card import card_markdown
 from irdata.eval44b.card_hub import declared_configs, size_category
@@ -29,7 +30,7 @@ from irdata.eval44b.score import run_arm
 from irdata.eval44b.screen import Screen
 from irdata.eval44b.split import SPLITS, split_papers
 from irdata.eval44b.stages import CARD_KEYS, VERSION_KEY, card_settings
-from irdata.eval44b.wiring import code_files
+from irdata.eval44b.wiring import code_record
 from irdata.json_files import read_jsonl
 from irdata.prompts import Prompt
 from printed_commands import code_blocks
@@ -224,7 +225,7 @@ def build(folder, settings=SCORING, mining=MINING, llm_arm=None, llm_gate=None, 
         queries_report=w / "queries/report.json",
         arms=arms,
         **out,
-        code_files=code_files(REPO, {"eval44b": {"scoring": {"llm": {"enabled": llm_arm is not None}}}}),
+        release_code=code_record(REPO, {"eval44b": {"scoring": {"llm": {"enabled": llm_arm is not None}}}}),
         settings={
             "version": version,
             "version_key": VERSION_KEY,
@@ -637,9 +638,14 @@ def test_the_release_is_versioned_as_a_doubting_release_is(tmp_path, monkeypatch
 
     manifest, out = build_in(tmp_path / "a", monkeypatch)
     assert manifest["version"] == "v1" and manifest["config"]["eval44b"]["version"] == "v1"
-    assert {"rules/eval44b.smk", "workflow_scripts/mine_negatives.py", "workflow_scripts/irdata/eval44b/mining.py",
-            "schemas/eval44b.schema.yaml"} <= set(manifest["code"])
-    assert not {"workflow_scripts/agent_search.py", "schemas/doubting.schema.yaml"} & set(manifest["code"])
+    code = manifest["code"]  # what its code means: its modules' identities (no path), its other files by path
+    assert {"rules/eval44b.smk", "schemas/eval44b.schema.yaml"} <= set(code["files"])
+    assert "schemas/doubting.schema.yaml" not in code["files"]
+    scripts = REPO / "workflow_scripts"
+    identities = closure_identities([scripts / "mine_negatives.py", scripts / "agent_search.py"])
+    assert identities[scripts / "irdata/eval44b/mining.py"] in code["modules"]
+    assert identities[scripts / "mine_negatives.py"] in code["modules"]
+    assert identities[scripts / "agent_search.py"] not in code["modules"]
     assert json.loads(out["croissant"].read_text())["version"] == "v1"
     assert "This is release v1: its files are frozen by the checksums in SHA256SUMS" in out["card"].read_text()
     settings = {"release": "results/44b-eval", "ledger": "work/ledger.json", "version_key": VERSION_KEY}

@@ -9,6 +9,7 @@ import bz2
 import gzip
 import json
 import lzma
+import math
 import os
 import pty
 import shutil
@@ -31,7 +32,9 @@ COMPRESS = {"none": lambda b: b, "gzip": lambda b: gzip.compress(b, mtime=0), "b
 # strcmp orders UTF-8
 IDS = st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "h", "Z", "é", "ß", "中", "10", "9"])
 QUERIES = st.sampled_from(["q1", "q2", "q3", "q4", "Q1"])
-SCORES = st.sampled_from(["1", "1.0", "2.5", "-1", "0", "1e0", "+2.5", "inf", "-inf", "0.5", "1e-300", "7"])
+# scores equal only in single precision (trec_eval's): 1e-300 and 0, 1e39, 1e40 and inf, 0.3 and 0.1 + 0.2
+SCORES = st.sampled_from(["1", "1.0", "2.5", "-1", "0", "1e0", "+2.5", "inf", "-inf", "0.5", "1e-300", "7", "1e39",
+                          "1e40", "0.3", "0.30000000000000004"])
 SEPARATORS = st.sampled_from([" ", "\t", "  ", " \t"])
 
 
@@ -195,6 +198,16 @@ def test_the_script_gives_the_same_numbers_from_a_file_a_pipe_stdin_and_a_proces
         assert all(result == results[0] for result in results[1:])
         assert (ours["qrels_lines"], ours["run_lines"]) == expected_counts(qrels, run)
         check_scores(ours, per_query, qrels, run, min_rel, folder, per_query_digits=6)  # the TSV's 6 places
+
+
+@pytest.mark.parametrize("a, b", [("1e-300", "0"), ("1e39", "1e40"), ("0.3", "0.30000000000000004")])
+def test_scores_equal_in_single_precision_tie_for_ndcg_and_recall_as_in_trec_eval(tmp_path, a, b):
+    """trec_eval (so pytrec_eval, ir_measures' nDCG and R) holds a score as a C float; the MS MARCO script (RR) as a
+    double: the same two scores tie for one and not for the other."""
+    qrels, run = [("q", "a", 1)], [("q", "a", 1, a), ("q", "b", 2, b)]
+    ours = evaluate.evaluate({"q": {"a": 1}}, {"q": {"a": float(a), "b": float(b)}}, min_rel=1, per_query=(per := {}))
+    check_scores(ours, per, qrels, run, 1, tmp_path)
+    assert per["q"]["nDCG@10"] == pytest.approx(1 / math.log2(3))  # a tie: b (descending) first
 
 
 def test_a_qrels_pair_given_twice_is_scored_as_ir_measures_scores_it_and_said(tmp_path):

@@ -1,4 +1,6 @@
-"""The code hash follows the script, the irdata modules it imports, prompts and settings."""
+"""A script's closure (the irdata modules it imports, followed transitively), and the scheme of code hashes before code
+identities (irdata.provenance.code_hash: bytes and paths), which the upgrade of a checkout built with it recomputes
+(irdata/code_upgrade.py): it follows the script, the modules it imports, prompts and settings."""
 
 import shutil
 from pathlib import Path

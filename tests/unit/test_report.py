@@ -167,7 +167,7 @@ def test_eval44b_report_ranks_arms(tmp_path):
 
 def test_report_code_is_not_part_of_the_release_code():
     """The report reads the package: editing it must not rebuild the package (manifest code files)."""
-    from irdata.doubting.manifest import code_files
+    from irdata.doubting.release_code import code_files
     repo = Path(__file__).resolve().parents[2]
     files = code_files(repo)
     assert not [f for f in files if "report" in f] and "workflow_scripts/irdata/doubting/card.py" in files

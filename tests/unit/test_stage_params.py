@@ -1,10 +1,10 @@
 """One params call per rule: every rule with a script gets its params from `**stage_params(<its own name>)`,
-whose code hash covers the script that rule names (rules/common.smk, irdata/stages.py)."""
+whose code identity covers the script that rule names (rules/common.smk, irdata/stages.py)."""
 
 import re
 from pathlib import Path
 
-from irdata.provenance import code_hash
+from irdata.code_identity import code_identity
 from irdata.stages import STAGES, StageWiring
 
 REPO = Path(__file__).resolve().parents[2]
@@ -56,16 +56,16 @@ def test_every_stage_is_a_rule_of_the_workflow():
     assert sorted(set(STAGES) - set(rules)) == []
 
 
-def test_the_code_hash_covers_the_script_the_rule_names():
+def test_the_code_identity_covers_the_script_the_rule_names():
     scripts = {"grade": "workflow_scripts/grade.py", "papers_store": "workflow_scripts/papers_store.py"}
     wiring = StageWiring({"annotation": {"grading": {"train": "query_only", "dev": "answer_hinted"}},
                           "llm": {"backend": "local", "model": "SmolLM2-135M-Instruct"}}, REPO, scripts.__getitem__)
     grade = wiring.params("grade")
-    assert grade["code"]({"split": "train", "shard": "0000"}) == code_hash(
+    assert grade["code"]({"split": "train", "shard": "0000"}) == code_identity(
         scripts["grade"], REPO, prompts=["prompts/grade_query_only.txt"])
     assert grade["job"] == "{build}-grade-{split}-{shard}"
     assert grade["retry_state"] == "work/doubting/{build}/retry/grade/{split}/{shard}.json"
     assert grade["retry"]({"build": "demo", "split": "train", "shard": "0000"}) == 0
-    # a rule without a Stage reads no settings: its code hash alone
+    # a rule without a Stage reads no settings: its code identity alone
     store = wiring.params("papers_store")
-    assert set(store) == {"code"} and store["code"]({}) == code_hash(scripts["papers_store"], REPO)
+    assert set(store) == {"code"} and store["code"]({}) == code_identity(scripts["papers_store"], REPO)

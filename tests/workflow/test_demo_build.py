@@ -6,14 +6,17 @@ audit tests only dry-run it, and revert every edit they make.
 """
 
 import json
+import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from code_edits import add_comment, change_a_function, edit_docstring, imports_cleanly, move_module, ruff_format
 from croissant_check import NO_DATE, NOT_SEMVER, check_croissant
 from irdata.retrieval.dense import model_fingerprint
 from printed_commands import assert_folder_is_its_sums, card_commands, run_shell
@@ -160,8 +163,11 @@ def test_unchanged_tree_reruns_nothing_even_after_touching_every_file(built):
 
 
 def edited(path: Path):
+    """A real change of the file: a statement more in a Python file (a blank line is no change of code: code identity,
+    irdata/code_identity.py), a blank line more in a prompt or template (their bytes are what a model or a card
+    reads)."""
     original = path.read_bytes()
-    path.write_bytes(original + b"\n")
+    path.write_bytes(original + (b"\n_EDITED = 1\n" if path.suffix == ".py" else b"\n"))
     return original
 
 
@@ -195,6 +201,72 @@ def test_an_edit_reruns_exactly_its_stage_and_what_depends_on_it(built, file, ex
     finally:
         path.write_bytes(original)
     assert planned(built) == set()
+
+
+def copy_of_build(built, dest: Path) -> Workflow:
+    """A copy of the built demo, Snakemake's records with it, whose code a test may edit."""
+    shutil.copytree(built.root, dest, symlinks=True)
+    wf = Workflow(dest)
+    wf.args = built.args
+    return wf
+
+
+def frozen_lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if "is frozen" in line]
+
+
+def test_a_comment_a_docstring_a_formatter_and_a_move_rerun_nothing_and_freeze_nothing(built, tmp_path):
+    """What code does decides a rerun, not how it reads or where it lies (irdata/code_identity.py): each edit plans
+    no job and leaves the published version unfrozen; a real change of a function reruns the stages importing it."""
+    wf = copy_of_build(built, tmp_path / "wf")
+    scripts = wf.root / "workflow_scripts"
+    edits = {"a comment": lambda: add_comment(scripts / "irdata/tsv.py"),
+             "a docstring": lambda: edit_docstring(scripts / "irdata/tsv.py"),
+             "ruff format": lambda: ruff_format(wf.root),
+             "a module moved": lambda: move_module(wf.root, "tsv", "readers")}
+    for edit, make in edits.items():
+        make()
+        rules, said = wf.dry_run(PUBLISHED, *wf.args)
+        assert (rules, frozen_lines(said)) == ([], []), edit
+    imports_cleanly(wf.root, "irdata.msmarco_inputs")  # the moved module's importers find it
+    change_a_function(scripts / "irdata/annotate/wood.py")
+    rules, said = wf.dry_run(PUBLISHED, *wf.args)
+    assert set(rules) == {"wood", *RELEASE}
+    assert len(frozen_lines(said)) == 1 and "code: workflow_scripts/irdata/annotate/wood.py" in said
+
+
+def test_a_checkout_built_before_code_identities_learns_them_without_rerunning(built, tmp_path):
+    """tools/upgrade_code_identity.py on the demo as built before: every job whose files are the bytes it was built
+    from learns its identity; a job whose code changed since is left to rerun, with what depends on it."""
+    wf = copy_of_build(built, tmp_path / "wf")
+    stages = wf.root / "workflow_scripts/irdata/stages.py"
+    current = stages.read_text()
+    # the checkout as built before: each code param the old scheme's hash (irdata.provenance.code_hash), which a touch
+    # records as a run records it
+    before = current.replace("from .code_identity import code_identity\n", "from .provenance import code_hash\n")
+    before = before.replace("code_identity(script, self.basedir, prompts)",
+                            "code_hash(script, self.basedir, prompts=list(prompts))")
+    assert before.count("code_hash") == 2
+    stages.write_text(before)
+    wf.snakemake("--profile", "profiles/local", "--touch", PUBLISHED, *wf.args)
+    stages.write_text(current)
+    assert {"agent_search", "grade", "wood", "encode_passages", "stage_release"} <= planned(wf)
+
+    change_a_function(wf.root / "workflow_scripts/irdata/annotate/wood.py")
+
+    def upgrade() -> str:
+        done = subprocess.run([sys.executable, "tools/upgrade_code_identity.py", PUBLISHED, *wf.args], cwd=wf.root,
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr[-3000:]
+        return done.stdout
+
+    said = upgrade()
+    # wood's code changed, and so did the release's (stage_release's param `release_code`): both are left to rerun
+    assert re.search(r"^\d+ jobs left to rerun \(their code, prompts or settings changed since they ran\): "
+                     r"stage_release 1, wood \d+$", said, re.M), said
+    assert planned(wf) == {"wood", *RELEASE}
+    assert "0 jobs upgraded" in upgrade()  # a second run finds nothing more to learn
+    assert planned(wf) == {"wood", *RELEASE}
 
 
 def config_overlay(wf, name, text):

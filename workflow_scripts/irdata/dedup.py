@@ -24,11 +24,7 @@ from .heldout import Source, read_checked_heldout
 from .msmarco_inputs import read_queries
 from .query_text import RULE_TEXT, matching_steps, normalize_query_text
 from .shards import sample_ids
-
-REASON_HELDOUT = "heldout"
-REASON_REPEAT = "repeat"
-# ids/train_excluded.tsv: the query, why, the query it duplicates and that query's source (config key, file)
-EXCLUDED_COLUMNS = ["query_id", "reason", "duplicate_of", "source_key", "source_file"]
+from .train_excluded import EXCLUDED_COLUMNS, REASON_HELDOUT, REASON_REPEAT
 
 
 def sample_settings(config: dict) -> dict:

@@ -21,10 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .doubting import stages as doubting_stages
-from .doubting.manifest import MANIFEST, planned_code_differences
+from .doubting.manifest import MANIFEST
+from .doubting.release_code import DOUBTING_CODE, ReleaseCode, planned_code_differences
 from .errors import InputError
 from .eval44b import stages as eval44b_stages
-from .eval44b.wiring import RELEASE_FILES as EVAL44B_FILES
+from .eval44b.release_files import RELEASE_FILES as EVAL44B_FILES
+from .eval44b.wiring import CODE as EVAL44B_CODE
 from .json_files import read_json
 from .ledger import LEDGER_FIX, LedgerError, planned_version_differences, recorded_versions
 from .publish import planned_swap
@@ -54,6 +56,7 @@ class Release:
     folder: str  # where it is published
     manifest: str  # its manifest's file name, which records its version
     config: dict  # the config its manifest records, canonical: what its version is frozen with
+    code: ReleaseCode  # the files that are its code, which its version is frozen with too
 
     def override(self, version: str) -> str:
         """The --config item that sets `version`, as Snakemake parses it (YAML after `=`, merged into the config)."""
@@ -72,13 +75,14 @@ def doubting_release(name: str, config: dict) -> Release:
     doubting = config["doubting"]
     return Release(name, f"build {name}", doubting["version"], doubting_stages.version_key(config),
                    doubting["release_ledger"], doubting["package_dir"], MANIFEST,
-                   canonical(doubting_stages.config_used(config)))
+                   canonical(doubting_stages.config_used(config)), DOUBTING_CODE)
 
 
 def eval44b_release(config: dict) -> Release:
     e44 = config["eval44b"]
     return Release(EVAL44B, "44b Eval", e44["version"], eval44b_stages.VERSION_KEY, e44["release_ledger"],
-                   e44["release"], EVAL44B_FILES["manifest"], canonical(eval44b_stages.config_used(config)))
+                   e44["release"], EVAL44B_FILES["manifest"], canonical(eval44b_stages.config_used(config)),
+                   EVAL44B_CODE)
 
 
 def job_release(rule: str, wildcards: dict) -> str | None:
@@ -146,7 +150,7 @@ def release_problems(releases: list[Release], code_root) -> list[ReleaseProblem]
                                            LEDGER_FIX))
             continue
         keys = [key for key, _, _ in planned_version_differences(r.ledger, r.version, r.config)]
-        keys += [f"code: {rel}" for rel in planned_code_differences(r.ledger, r.version, code_root)]
+        keys += [f"code: {rel}" for rel in planned_code_differences(r.ledger, r.version, code_root, r.code)]
         if keys:
             problems.append(ReleaseProblem(r, FROZEN, _shown(keys),
                                            f"--config '{r.override(suggested_version(r, recorded))}'"))

@@ -2,7 +2,7 @@
 (Snakemake deletes outputs before a rerun) recording each published version with the sha256 of its SHA256SUMS,
 the folder it was published to and the config and code its manifest records. A version recorded with other content
 is never built again (check_ledger); planning compares the config about to be built with the recorded one
-(planned_version_differences; the code: irdata.doubting.manifest.planned_code_differences).
+(planned_version_differences; the code: irdata.doubting.release_code.planned_code_differences).
 
 The ledger is read strictly: a file that is not what record_ledger writes (empty, `{}`, a list, cut short, an entry
 without its fields) is a LedgerError naming the file and the fix, and is never written over, so no publish drops
@@ -112,7 +112,7 @@ def check_ledger(path, version: str, digest: str, version_key: str) -> bool:
 def record_ledger(path, version: str, digest: str, package_dir, config: dict | None = None,
                   code: dict | None = None) -> None:
     """Record `version` with its content hash, the folder it is published to, `config` (its manifest's config,
-    planned_version_differences) and `code` (its manifest's sha256 of each code, prompt, env and schema file,
+    planned_version_differences) and `code` (its manifest's record of the code, irdata/doubting/release_code.py,
     planned_code_differences). The versions recorded before stay; a damaged ledger is refused, never rewritten."""
     remove_leftovers(path)  # the temporary file of a publish killed while it wrote the ledger
     ledger = read_ledger(path)

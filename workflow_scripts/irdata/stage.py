@@ -2,9 +2,9 @@
 
 A rule passes `settings(config, **wildcards)` as its param `settings` and the script reads only
 that param (with its inputs and outputs), so Snakemake's params trigger reruns a job exactly when
-something it reads changes. Its `code` param hashes the script, the modules the script imports and
-the prompt files (irdata.provenance.code_hash); the script is the one the rule names (declared once, in
-the rule), so the hash covers the file that runs. Settings that change no output (LLM servers,
+something it reads changes. Its `code` param is the code identity of the script, the modules the script imports and
+the prompt files (irdata/code_identity.py); the script is the one the rule names (declared once, in
+the rule), so the identity covers the file that runs. Settings that change no output (LLM servers,
 timeouts, concurrency) are not part of any stage's settings.
 """
 

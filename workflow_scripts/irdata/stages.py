@@ -2,11 +2,11 @@
 module (irdata/<family>/stages.py: annotate, doubting, retrieval, downstream, eval44b); here they are, by
 rule name, and the wiring that turns them into each job's params and prompt inputs.
 A rule gets all its params from one call, `stage_params(<rule>)` (rules/common.smk): `settings` (its Stage's),
-`code` (the hash of the script the rule names, its modules and prompts), and for an LLM job `job`,
-`retry_state` and `retry`. A rule without a Stage reads no settings and gets `code` alone.
+`code` (the code identity of the script the rule names, its modules and prompts: irdata/code_identity.py), and for
+an LLM job `job`, `retry_state` and `retry`. A rule without a Stage reads no settings and gets `code` alone.
 
 Only the Snakefile (and the audit test, tests/unit/test_stage_settings.py) imports this registry, so a
-script's code hash does not cover the other stages. A stage's settings function need not be in its
+script's code identity does not cover the other stages. A stage's settings function need not be in its
 script's closure: what it returns is the `settings` param, whose change reruns the job itself.
 """
 
@@ -18,10 +18,10 @@ from functools import lru_cache
 
 from .annotate import stages as annotate_stages
 from .annotate.retry import retry_generation
+from .code_identity import code_identity
 from .doubting import stages as doubting_stages
 from .downstream import stages as downstream_stages
 from .eval44b import stages as eval44b_stages
-from .provenance import code_hash
 from .retrieval import stages as retrieval_stages
 from .stage import Stage
 from .workdir import WORK, workflow_file
@@ -47,10 +47,10 @@ class StageWiring:
         self._prompts = lru_cache(maxsize=None)(self._prompts_of)
         self._code = lru_cache(maxsize=None)(self._code_of)
         self._inputs = lru_cache(maxsize=None)(self._inputs_of)
-        # the files do not change while Snakemake plans: a code hash and a prompt's path are computed once per
+        # the files do not change while Snakemake plans: a code identity and a prompt's path are computed once per
         # (script, prompts), not once per job (bench/bench_dag.py)
-        self._code_hash = lru_cache(maxsize=None)(
-            lambda script, prompts: code_hash(script, self.basedir, prompts=list(prompts)))
+        self._code_identity = lru_cache(maxsize=None)(self._code_identity_of)
+        self._sources: dict[str, set[tuple[str, tuple[str, ...]]]] = {}
         self._workflow_file = lru_cache(maxsize=None)(lambda path: workflow_file(path, self.basedir))
 
     def _config_of(self, wildcards: dict) -> dict:
@@ -70,9 +70,14 @@ class StageWiring:
     def _inputs_of(self, name: str, wildcards: str) -> dict[str, str]:
         return {f"prompt_{key}": self._workflow_file(path) for key, path in self._prompts(name, wildcards)}
 
-    def _code_of(self, name: str, wildcards: str, files: tuple[str, ...]) -> str:
+    def _code_identity_of(self, script: str, prompts: tuple[str, ...]) -> str:
+        identity = code_identity(script, self.basedir, prompts)
+        self._sources.setdefault(identity, set()).add((script, prompts))
+        return identity
+
+    def _code_of(self, name: str, wildcards: str) -> str:
         prompts = tuple(path for _, path in self._prompts(name, wildcards)) if name in self.stages else ()
-        return self._code_hash(self._script(name), prompts + files)
+        return self._code_identity(self._script(name), prompts)
 
     @staticmethod
     def _key(wildcards, build: str | None = None) -> str:
@@ -83,7 +88,7 @@ class StageWiring:
         return self._settings(name, self._key(wildcards, build))
 
     def prompt_paths(self, name: str, wildcards=None, build: str | None = None) -> list[str]:
-        """The stage's prompt files relative to the workflow folder (as code hashes and MANIFEST.json name them)."""
+        """The stage's prompt files relative to the workflow folder (as code identities and MANIFEST.json name them)."""
         return [path for _, path in self._prompts(name, self._key(wildcards, build))]
 
     def prompt_inputs(self, name: str, wildcards=None, build: str | None = None) -> dict[str, str]:
@@ -91,16 +96,19 @@ class StageWiring:
         working folder reaches the workflow's files."""
         return dict(self._inputs(name, self._key(wildcards, build)))
 
-    def code(self, name: str, wildcards=None, files: tuple[str, ...] = (), build: str | None = None) -> str:
-        """The hash of the rule's script, the modules it imports, its prompts and `files` (irdata.provenance)."""
-        return self._code(name, self._key(wildcards, build), tuple(files))
+    def code(self, name: str, wildcards=None, build: str | None = None) -> str:
+        """The code identity of the rule's script, the modules it imports and its prompts (irdata/code_identity.py)."""
+        return self._code(name, self._key(wildcards, build))
 
-    def params(self, name: str, files=(), build: str | None = None) -> dict:
+    def code_sources(self, identity: str) -> set[tuple[str, tuple[str, ...]]]:
+        """The (script, prompt files) whose code identity this planning found to be `identity` (the upgrade of a
+        checkout's records recomputes the old scheme's hash of each: irdata/code_upgrade.py)."""
+        return self._sources.get(identity, set())
+
+    def params(self, name: str, build: str | None = None) -> dict:
         """The params of rule `name`'s jobs: values, wildcard patterns, or functions of the wildcards.
-        `files`: more files its code hash covers (relative to the workflow folder), or a function of the
-        wildcards giving them; `build`: the Doubting build of a rule without the {build} wildcard."""
-        files_of = files if callable(files) else (lambda wildcards: files)
-        params = {"code": lambda wildcards: self.code(name, wildcards, files_of(wildcards), build)}
+        `build`: the Doubting build of a rule without the {build} wildcard."""
+        params = {"code": lambda wildcards: self.code(name, wildcards, build)}
         stage = self.stages.get(name)
         if stage is None:
             return params

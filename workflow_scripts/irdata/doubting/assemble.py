@@ -36,11 +36,11 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..atomic import atomic_path, write_json_atomic, write_lines_atomic
-from ..dedup import REASON_HELDOUT
 from ..grade_scale import GRADES
 from ..json_files import read_json
 from ..shard_files import OFFICIAL_ROWS, SPLIT_FILES, shard_file
 from ..shards import read_id_list
+from ..train_excluded import REASON_HELDOUT
 from .acquisition_batches import unbatched
 from .judgments import ShardJudgments, qrels_rows, shard_judgments
 from .query_stats import SplitStats, grade_counts, per_query

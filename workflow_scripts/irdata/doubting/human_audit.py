@@ -164,6 +164,11 @@ def _sheet_text(path) -> tuple[str, str]:
         data, encodings = data[3:], ("utf-8",)
     else:
         encodings = ("utf-8", "cp1252")
+    nul = -1 if utf16 else data.find(b"\0")
+    if nul >= 0:  # before the encoding is guessed: a NUL inside a character would send the text to Windows-1252
+        line_start = data.rfind(b"\n", 0, nul) + 1
+        raise InputError(path, f"a NUL byte (byte {nul - line_start + 1} of the line), which no spreadsheet writes in "
+                         f"a CSV; {_SAVE_AS}", line=data.count(b"\n", 0, nul) + 1)
     first = None
     for encoding in encodings:
         try:

@@ -1,11 +1,11 @@
-"""MANIFEST.json, SHA256SUMS and the release ledger of the Doubting MS MARCO package.
+"""MANIFEST.json and SHA256SUMS of the Doubting MS MARCO package.
 
 - MANIFEST.json: version, row counts of every config and split, the counts of the trec/ qrels and of
-  examples/bm25_dev.trec (`baseline_run`), every count of the card, sha256 of every input (inputs.json)
-  and of every code, prompt and env file, the LLM model and server identity, the config used, the grading
-  failures, the LLM failures per stage and split (`failures`, with the grade constraint paths of each
-  split), the LLM tokens per stage, what the search agent did per split (`agent`: its searches,
-  reformulations and copies of the prompt's example query) and the downstream comparison (`downstream`:
+  examples/bm25_dev.trec (`baseline_run`), every count of the card, sha256 of every input (inputs.json),
+  the identity of the code (`code`: irdata/doubting/release_code.py), the LLM model and server identity,
+  the config used, the grading failures, the LLM failures per stage and split (`failures`, with the grade
+  constraint paths of each split), the LLM tokens per stage, what the search agent did per split (`agent`: its
+  searches, reformulations and copies of the prompt's example query) and the downstream comparison (`downstream`:
   irdata/downstream/compare.py; null when not run). Sorted keys, no timestamps, no absolute paths:
   identical inputs give identical bytes.
 - SHA256SUMS: GNU `sha256sum` format (`<hex>  <relative path>`), sorted by path, every file of the
@@ -15,53 +15,15 @@
 
 from __future__ import annotations
 
-import fnmatch
-import glob
 from collections import Counter
 from pathlib import Path
 
-from ..ledger import read_ledger
-from ..provenance import script_files, sha256_file, sha256sums_text
+from ..provenance import sha256sums_text
 
 MANIFEST = "MANIFEST.json"
 SHA256SUMS = "SHA256SUMS"
 # failures listed pair by pair in MANIFEST.json up to this many (all are counted)
 MAX_LISTED_FAILURES = 10_000
-
-# the rule scripts of the Doubting MS MARCO build: their code, and the modules they import, is the
-# release's code; the 44b scripts and modules are not (editing them changes nothing here)
-DOUBTING_SCRIPTS = ["validate_msmarco_inputs", "validate_beir_inputs", "dedup_train_queries", "shard_queries",
-                    "index_bm25", "encode_passages", "index_dense", "agent_search", "grade", "generate_answer", "wood",
-                    "llm_identity", "audit_labels", "audit_runs", "audit_ranking", "human_audit_sheet",
-                    "human_audit_results", "bm25_dev_run", "assemble", "release_gate", "stage_release", "package",
-                    "downstream_training_set", "downstream_train", "downstream_encode", "downstream_evaluate",
-                    "downstream_compare", "downstream_beir_inputs"]
-# the other files of the build, relative to the workflow folder (the config itself is recorded
-# resolved, in MANIFEST.json's `config`; prompts are given by the stages that use them)
-CODE_PATTERNS = ["Snakefile", "rules/common.smk", "rules/queries.smk", "rules/retrieval.smk", "rules/annotate.smk",
-                 "rules/package.smk", "rules/downstream.smk", "workflow_scripts/irdata/doubting/examples/*.py",
-                 "envs/core.yaml", "envs/llm.yaml", "envs/retrieval.yaml", "schemas/*.yaml", "requirements*.txt"]
-CODE_EXCLUDE = ["schemas/eval44b.schema.yaml"]
-
-
-def code_files(root, prompts=(), scripts=DOUBTING_SCRIPTS, patterns=CODE_PATTERNS, exclude=CODE_EXCLUDE) -> list[str]:
-    """Sorted relative paths of the release's code: the scripts with every module they import and
-    those modules' templates (irdata.provenance.script_files), the prompts, and the files matching
-    `patterns` under `root`, minus `exclude`."""
-    root = Path(root).resolve()
-    found = {Path(p).relative_to(root).as_posix()
-             for name in scripts for p in script_files(root / "workflow_scripts" / f"{name}.py")}
-    found.update(Path(p).as_posix() for p in prompts)
-    for pattern in patterns:
-        for path in glob.glob(str(root / pattern), recursive=True):
-            rel = Path(path).relative_to(root).as_posix()
-            if Path(path).is_file() and not any(fnmatch.fnmatch(rel, e) for e in exclude):
-                found.add(rel)
-    return sorted(found)
-
-
-def file_hashes(root, rel_paths) -> dict[str, str]:
-    return {rel: sha256_file(Path(root) / rel) for rel in rel_paths}
 
 
 def grading_failures(stats: dict) -> dict:
@@ -152,10 +114,3 @@ def write_sha256sums(folder) -> str:
     return text
 
 
-def planned_code_differences(path, version: str, root) -> list[str]:
-    """The code, prompt, env and schema files (relative to the workflow folder `root`) whose bytes differ from
-    those the release ledger at `path` records for `version` (a file gone counts): building `version` now would
-    give a MANIFEST.json of other content. Empty when the ledger records no code for it."""
-    recorded = read_ledger(path)["releases"].get(version, {}).get("code") or {}
-    return [rel for rel, digest in sorted(recorded.items())
-            if not (Path(root) / rel).is_file() or sha256_file(Path(root) / rel) != digest]

@@ -25,9 +25,6 @@ from .assemble import DATA_FILES, ID_FILES, STATS, TREC_GRADED, TREC_STRICT
 from .baseline_run import RUN_FILE, run_counts
 from .release_croissant import release_croissant
 
-# the checkout whose code, prompt, env and schema files MANIFEST.json records (code_files are relative to it)
-REPO_ROOT = Path(__file__).resolve().parents[3]
-
 EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
 EXAMPLES = ["load.py", "join_text.py", "evaluate.py"]
 
@@ -46,12 +43,13 @@ def selection_rules() -> str:
 
 
 def build_package(assembled_dir, out_dir, version: str, repo_id: str, inputs_json, identity_json, config: dict,
-                  code_root, code_paths: list[str], batch_descriptions: dict, ledger, bm25_run, *, version_key: str,
+                  code: dict, batch_descriptions: dict, ledger, bm25_run, *, version_key: str,
                   failures_json=None, audit_json=None, raw_inputs: list[str] | None = None,
                   audit_ranking_json=None, human_audit_json=None, downstream_json=None) -> dict:
-    """Build the release at `out_dir` (the staging folder); return the manifest. `bm25_run`: the
-    BM25 dev run (bm25_dev_run), shipped as examples/bm25_dev.trec. `audit_ranking_json`: the
-    audit's system-ranking agreement (audit_ranking), MANIFEST.json's `audit.system_ranking`;
+    """Build the release at `out_dir` (the staging folder); return the manifest. `code`: the identity of its code
+    (MANIFEST.json's `code`, irdata/doubting/release_code.py). `bm25_run`: the BM25 dev run (bm25_dev_run),
+    shipped as examples/bm25_dev.trec. `audit_ranking_json`: the audit's system-ranking agreement (audit_ranking),
+    MANIFEST.json's `audit.system_ranking`;
     `human_audit_json`: the blinded human audit's results (human_audit_results); `downstream_json`: the
     downstream comparison (downstream_compare), when run. Raises
     ReleaseFrozenError when the ledger holds `version` with other content (naming `version_key`, the config
@@ -82,7 +80,6 @@ def build_package(assembled_dir, out_dir, version: str, repo_id: str, inputs_jso
         if not Path(bm25_run).exists():
             raise InputError(bm25_run, "BM25 dev run missing; rerun bm25_dev_run")
         shutil.copyfile(bm25_run, tmp / RUN_FILE)
-        code = manifest.file_hashes(code_root, code_paths)
         man = manifest.build_manifest(stats, version, repo_id, inputs.get("files", inputs), identity, config, code,
                                       selection_rules(), failures, audit, run_counts(tmp / RUN_FILE), downstream,
                                       human_audit)
@@ -100,14 +97,15 @@ def build_package(assembled_dir, out_dir, version: str, repo_id: str, inputs_jso
 
 
 def run_stage_release(*, inputs_checked, assembled_files, inputs_json, llm_identity, failures, bm25_run, release,
-                      settings: dict, code_files: list[str], assembled, staged, audit=None, audit_ranking=None,
+                      settings: dict, release_code: dict, assembled, staged, audit=None, audit_ranking=None,
                       human_audit=None, downstream=None) -> dict:
     """The stage_release rule: the release (its files: `release`) built in `staged` from the assembled files in
-    `assembled` (`assembled_files`), once the raw inputs are checked (`inputs_checked`); return the manifest."""
+    `assembled` (`assembled_files`), once the raw inputs are checked (`inputs_checked`); return the manifest.
+    `release_code`: the identity of the release's code, as the planning found it (MANIFEST.json's `code`)."""
     s = settings
     return build_package(
-        assembled, staged, s["version"], s["repo_id"], inputs_json, llm_identity, dict(s["config"]), REPO_ROOT,
-        list(code_files), dict(s["batch_descriptions"]), s["ledger"], bm25_run, version_key=s["version_key"],
+        assembled, staged, s["version"], s["repo_id"], inputs_json, llm_identity, dict(s["config"]), dict(release_code),
+        dict(s["batch_descriptions"]), s["ledger"], bm25_run, version_key=s["version_key"],
         failures_json=failures, audit_json=audit, audit_ranking_json=audit_ranking, human_audit_json=human_audit,
         raw_inputs=list(s["raw_inputs"]), downstream_json=downstream,
     )

@@ -10,9 +10,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..dedup import EXCLUDED_COLUMNS
 from ..errors import InputError
 from ..shards import read_id_list
+from ..train_excluded import EXCLUDED_COLUMNS
 from ..tsv import read_trec_qrels
 from .release_files import STRING
 from .shard_join import ShardPaths
@@ -84,7 +84,7 @@ class Batches:
 
 
 def read_excluded(path) -> list[list[str]]:
-    """ids/train_excluded.tsv's rows (irdata.dedup.EXCLUDED_COLUMNS)."""
+    """ids/train_excluded.tsv's rows (irdata.train_excluded.EXCLUDED_COLUMNS)."""
     lines = Path(path).read_text(encoding="utf-8").splitlines()
     if not lines or lines[0].split("\t") != EXCLUDED_COLUMNS:
         raise InputError(path, f"header must be {'<TAB>'.join(EXCLUDED_COLUMNS)}", line=1)

@@ -18,7 +18,6 @@ from pathlib import Path
 
 from ..atomic import atomic_dir, atomic_open, write_json_atomic, write_jsonl_atomic
 from ..doubting.gate import check_limits, read_job_stats, sum_jobs
-from ..doubting.manifest import file_hashes
 from ..json_files import read_json, read_jsonl
 from ..ledger import check_ledger, content_hash
 from ..provenance import sha256_file, sha256sums_text
@@ -42,8 +41,6 @@ RELEASE_FILES = (
 RELEASE_KEYS = ("test", "results", "ranks", "manifest", "train_pairs", "val_pairs", "card", "croissant")
 # the data files the manifest lists with their sha256 (written before it; the card and SHA256SUMS after)
 DATA_KEYS = ("test", "results", "ranks", "train_pairs", "val_pairs")
-# the checkout whose code, prompt, env and schema files manifest.json records (code_files are relative to it)
-REPO_ROOT = Path(__file__).resolve().parents[3]
 
 
 def ref(paper: dict, unresolvable_schemes) -> dict:
@@ -222,13 +219,14 @@ def shared_models(search: dict, arms: dict) -> dict:
 
 def package(*, mined_train, mined_val, mined_test, report_train, report_val, report_test, raw_papers, raw_reviews,
             papers, split_report, queries_report, arms, test, results, ranks, manifest, train_pairs, val_pairs, card,
-            croissant, sums, settings: dict, code_files: list[str]) -> dict:
+            croissant, sums, settings: dict, release_code: dict) -> dict:
     """The package_44b job: stage the release from the work files (the mined rows and mining report of each
-    split, the split papers and raw inputs, the split and queries reports, the arms' results); `code_files`: the
-    files whose sha256 the manifest records (relative to the workflow folder). Its files (one folder) are written
-    into a hidden folder beside it, which then replaces that folder whole (atomic_dir), so a killed job leaves no
-    half-new staged release and no file of an earlier build; a version the release ledger records with other
-    content is refused before (ReleaseFrozenError). publish_44b publishes it (irdata.publish)."""
+    split, the split papers and raw inputs, the split and queries reports, the arms' results); `release_code`: what
+    the release's code means, as the planning found it (manifest.json's `code`, irdata/doubting/release_code.py).
+    Its files (one folder) are written into a hidden folder beside it, which then replaces that folder whole
+    (atomic_dir), so a killed job leaves no half-new staged release and no file of an earlier build; a version the
+    release ledger records with other content is refused before (ReleaseFrozenError). publish_44b publishes it
+    (irdata.publish)."""
     paths = {
         "papers": papers,
         "split_report": split_report,
@@ -237,7 +235,7 @@ def package(*, mined_train, mined_val, mined_test, report_train, report_val, rep
         "mining_reports": {"train": report_train, "val": report_val, "test": report_test},
         "arms": list(arms),
         "inputs": {"papers": raw_papers, "reviews": raw_reviews},
-        "code": list(code_files),
+        "code": dict(release_code),
     }
     out = {"test": test, "results": results, "ranks": ranks, "manifest": manifest, "train_pairs": train_pairs,
            "val_pairs": val_pairs, "card": card, "croissant": croissant, "sums": sums}
@@ -250,7 +248,7 @@ def _write_release(paths: dict, out: dict, settings: dict) -> dict:
     """Assemble the release from the work files.
 
     paths: papers (papers.jsonl), split_report, queries_report, mined {split: jsonl},
-    mining_reports {split: json}, arms [json], inputs {name: path}, code [the files the manifest hashes]. out:
+    mining_reports {split: json}, arms [json], inputs {name: path}, code (manifest.json's `code`). out:
     one path per RELEASE_KEYS (the RELEASE_FILES) plus sums.
     """
     folder = Path(out["sums"]).parent
@@ -340,7 +338,7 @@ def _write_release(paths: dict, out: dict, settings: dict) -> dict:
         "files": {release_name(k): {"rows": counts_out[k], "sha256": sha256_file(out[k])} for k in DATA_KEYS},
         "inputs": {name: {"path": str(p), "sha256": sha256_file(p)} for name, p in sorted(paths["inputs"].items())},
         "config": settings["config"],
-        "code": file_hashes(REPO_ROOT, paths["code"]),
+        "code": paths["code"],
     }
     write_json_atomic(out["manifest"], manifest)
     with atomic_open(out["card"]) as fh:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..atomic import write_json_atomic
 from ..publish import publish_version
-from .wiring import RELEASE_FILES
+from .release_files import RELEASE_FILES
 
 
 def publish(*, staged_files, staged, record, settings: dict) -> dict:

@@ -3,25 +3,24 @@ the per-split files. Plain functions of the config, so that the rules only name 
 
 from __future__ import annotations
 
-from ..doubting.manifest import code_files as release_code_files
+from ..doubting.release_code import ReleaseCode, release_code
 from ..retrieval.layout import index_dir, index_files
 from ..training.models import MODEL_FILES
+from .release_files import RELEASE_FILES
 from .stages import ARM_PROMPT, E44, FINETUNED_ARMS, miner_has_own_index, model_dir
 
 # the release as package_44b stages it, by output name
 STAGED = f"{E44}/release"
-RELEASE_FILES = {"test": "test.jsonl", "results": "results.jsonl", "ranks": "ranks.jsonl",
-                 "manifest": "manifest.json", "train_pairs": "train_pairs.jsonl", "val_pairs": "val_pairs.jsonl",
-                 "card": "README.md", "croissant": "croissant.json", "sums": "SHA256SUMS"}
 MINER_KINDS = ("bm25", "dense")
-# the rule scripts of the 44b Eval build, with the papers44b collection's store and indexes: their code, and the
-# modules they import, is the release's code (the Doubting scripts are not: editing them changes nothing here)
-CODE_SCRIPTS = ["split_papers", "select_queries", "papers_store", "index_bm25", "encode_passages", "index_dense",
-                "index_44b_miner", "mine_negatives", "fine_tune_44b", "score_arms", "package_44b", "publish_44b"]
-# its other files, relative to the workflow folder (the config is recorded in manifest.json's `config`)
-CODE_PATTERNS = ["Snakefile", "rules/common.smk", "rules/retrieval.smk", "rules/eval44b.smk", "envs/core.yaml",
-                 "envs/eval44b.yaml", "envs/llm.yaml", "envs/retrieval.yaml", "schemas/*.yaml", "requirements*.txt"]
-CODE_EXCLUDE = ["schemas/doubting.schema.yaml"]
+# the release's code (irdata/doubting/release_code.py): the rule scripts of the 44b Eval build, with the papers44b
+# collection's store and indexes, and the modules they import (the Doubting scripts are not: editing them changes
+# nothing here); its other files, relative to the workflow folder (the config is recorded in manifest.json's `config`)
+CODE = ReleaseCode(
+    scripts=("split_papers", "select_queries", "papers_store", "index_bm25", "encode_passages", "index_dense",
+             "index_44b_miner", "mine_negatives", "fine_tune_44b", "score_arms", "package_44b", "publish_44b"),
+    patterns=("Snakefile", "rules/common.smk", "rules/retrieval.smk", "rules/eval44b.smk", "envs/core.yaml",
+              "envs/eval44b.yaml", "envs/llm.yaml", "envs/retrieval.yaml", "schemas/*.yaml", "requirements*.txt"),
+    exclude=("schemas/doubting.schema.yaml",))
 
 
 def staged_release() -> dict[str, str]:
@@ -73,8 +72,8 @@ def mined_files(splits) -> dict[str, str]:
             **{f"report_{split}": f"{E44}/mined/{split}.report.json" for split in splits}}
 
 
-def code_files(root, config: dict) -> list[str]:
-    """The code, prompt, env and schema files whose sha256 manifest.json records (relative to the workflow folder
-    `root`): the release's version is frozen with them, as a Doubting build's (irdata.doubting.manifest)."""
+def code_record(root, config: dict) -> dict:
+    """manifest.json's `code`: what the release's code means (irdata.doubting.release_code, relative to the workflow
+    folder `root`), with the LLM arm's prompt when it runs; its version is frozen with it, as a Doubting build's."""
     prompts = [ARM_PROMPT] if config["eval44b"]["scoring"]["llm"]["enabled"] else []
-    return release_code_files(root, prompts, CODE_SCRIPTS, CODE_PATTERNS, CODE_EXCLUDE)
+    return release_code(root, prompts, CODE)

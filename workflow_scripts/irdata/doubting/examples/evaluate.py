@@ -15,7 +15,8 @@ when no query of the qrels has a relevant pair or none of them is in the run. Ru
 passage_id rank score tag`; the ranking follows the score (descending), not the rank column. Equal
 scores are ordered as ir_measures does, so that the numbers agree with it exactly: MRR@10 as the
 official MS MARCO script (passage_id ascending), nDCG@10 and Recall@100 as trec_eval (passage_id
-descending). Unjudged passages count as non-relevant.
+descending, the scores compared in single precision, as trec_eval holds them). Unjudged passages count as
+non-relevant.
 
 Files are read as ir_measures reads them: lines (a line ends at LF, CRLF or CR) of whitespace-separated
 fields, trailing and blank space allowed, UTF-8. Each file is read once, front to back, so a pipe, a process
@@ -32,6 +33,7 @@ No dependency beyond the standard library (pyarrow for the export).
 """
 
 import argparse
+import array
 import bz2
 import contextlib
 import gzip
@@ -281,8 +283,11 @@ def read_run(path, counts=None, content=None):
 
 
 def ranking_trec_eval(scores):
-    """Score descending, ties by passage_id descending (trec_eval, so pytrec_eval and ir_measures' nDCG/R)."""
-    return [doc for doc, _ in sorted(scores.items(), key=lambda item: (item[1], item[0]), reverse=True)]
+    """Score descending, ties by passage_id descending (trec_eval, so pytrec_eval and ir_measures' nDCG/R). trec_eval
+    holds a score as a C float (single precision): scores equal in single precision tie (1e-300 and 0, 1e39 and
+    1e40 as infinity, 0.3 and 0.1 + 0.2), as there."""
+    single = array.array("f", scores.values())
+    return [doc for _, doc in sorted(zip(single, scores), reverse=True)]
 
 
 def ranking_msmarco(scores):
