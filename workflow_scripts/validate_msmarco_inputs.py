@@ -1,6 +1,6 @@
 from irdata.job_args import job_args
 from irdata.logs import rule_logging
-from irdata.msmarco_inputs import run_validate_msmarco_inputs
+from irdata.sources.msmarco import run_validate_msmarco_inputs
 
 with rule_logging(snakemake) as log:
     report = run_validate_msmarco_inputs(**job_args(snakemake))

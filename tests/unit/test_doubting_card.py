@@ -207,6 +207,9 @@ def test_the_card_names_the_held_out_sources_and_the_text_rule(released):
     manifest = manifest_of(released)
     manifest["counts"]["train"]["heldout_sources"].append({"key": "audit.queries", "file": "a.tsv", "queries": 2})
     inputs = json.loads((Work(released / "w").base / "inputs.json").read_text())
+    manifest["config"]["doubting"]["source"] = {"format": "beir", "folder": "beir", "train_split": "train",
+                                                "dev_split": "test", "heldout_queries": []}
+    manifest["config"]["annotation"]["grading"]["dev"] = "query_only"  # a BEIR build's: it has no answers
     beir = {**inputs, "format": "beir", "heldout_sources": [
         {"keys": ["source.dev_split"], "file": "beir/qrels/test.tsv", "queries": 3},
         {"keys": ["source.folder"], "file": "beir/qrels/Dev.tsv.gz", "queries": 1}]}
