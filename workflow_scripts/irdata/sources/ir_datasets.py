@@ -198,7 +198,7 @@ def validate_ir_datasets_inputs(source: dict, heldout_queries: list[Source], qre
         report["qrels_dropped"][role] = dropped
     report["rows"]["dev_answers"] = 0
     heldout = [(Source("source.dev_id", f"{PREFIX}{source['dev_id']}"), split_queries["dev"])]
-    heldout += [(Source(key, f"{PREFIX}{dataset_id}"), read_id_queries(key, dataset_id))
+    heldout += [(Source(f"source.{key}", f"{PREFIX}{dataset_id}"), read_id_queries(key, dataset_id))
                 for key, dataset_id in ids[3:]]
     heldout += [(listed, read_queries(listed.file)) for listed in heldout_queries]
     for held, table in heldout:
