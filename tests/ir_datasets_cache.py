@@ -16,7 +16,8 @@ SCIFACT_DOCS = [("d1", "Alpha", "alpha beta gamma"), ("d2", "", "delta epsilon")
                 ("d4", "Iota", "iota kappa")]
 SCIFACT_QUERIES = [("q1", "what is alpha"), ("q2", "where is delta"), ("q3", "What is zeta?"), ("q4", "iota kappa"),
                    ("q5", "WHERE is delta")]
-SCIFACT_QRELS = {"train": [("q1", "d1", 1), ("q4", "d4", 1), ("q5", "d2", 1)], "test": [("q2", "d2", 1), ("q3", "d3", 1)]}
+SCIFACT_QRELS = {"train": [("q1", "d1", 1), ("q4", "d4", 1), ("q5", "d2", 1)],
+                 "test": [("q2", "d2", 1), ("q3", "d3", 1)]}
 
 
 def scifact_cache(home: Path) -> Path:

@@ -39,8 +39,7 @@ DOUBTING_SCRIPTS = [*(source.rule for source in SOURCES.values()), "dedup_train_
 # resolved, in MANIFEST.json's `config`; prompts are given by the stages that use them)
 CODE_PATTERNS = ["Snakefile", "rules/common.smk", "rules/queries.smk", "rules/retrieval.smk", "rules/annotate.smk",
                  "rules/package.smk", "rules/downstream.smk", "workflow_scripts/irdata/doubting/examples/*.py",
-                 "envs/core.yaml", "envs/llm.yaml", "envs/retrieval.yaml", "envs/ir_datasets.yaml", "schemas/*.yaml",
-                 "requirements*.txt"]
+                 "envs/core.yaml", "envs/llm.yaml", "envs/retrieval.yaml", "schemas/*.yaml", "requirements*.txt"]
 CODE_EXCLUDE = ["schemas/eval44b.schema.yaml"]
 
 

@@ -250,7 +250,6 @@ def run_validate_ir_datasets_inputs(*, heldout_files_in, train_qrels, dev_qrels,
 
 class IrDatasetsSource(InputSource):
     name = "ir_datasets"
-    env = "ir_datasets"
     reference_answers = False
     writes_queries = True
     file_keys = (("source", "heldout_queries"),)
