@@ -24,6 +24,7 @@ from irdata.query_files import read_queries
 from irdata.sources import SOURCES, source_of, train_heldout_conflicts
 from irdata.sources.ir_datasets import IR_DATASETS, cache_folder, validate_ir_datasets_inputs
 from irdata.tsv import read_trec_qrels
+from printed_commands import code_blocks
 from repo_copy import REPO, copy_repo
 from workflow_run import Workflow
 
@@ -181,24 +182,22 @@ def test_planning_refuses_unknown_ids_and_a_train_id_held_out():
         "ir_datasets:beir/scifact/train", "ir_datasets:no/such/id"]
 
 
-OVERLAY = """\
-builds:
-  scifact:
-    version: v1
-    source: {format: ir_datasets, train_id: beir/scifact/train, dev_id: beir/scifact/test}
-    corpus_description: SciFact from the BEIR benchmark, through ir_datasets
-    license_note: The package holds ids and annotations only; SciFact's text stays under its own terms.
-"""
+def readme_overlay() -> str:
+    """README's my-irds.yaml (section "ir_datasets ids as the input"), as printed."""
+    [block] = [b for b in code_blocks("README.md", (REPO / "README.md").read_text()) if b.first == "# my-irds.yaml"]
+    return "\n".join(block.lines) + "\n"
 
 
 def test_an_ir_datasets_build_plans_in_a_copy_of_the_repository(tmp_path, monkeypatch):
     root = copy_repo(tmp_path / "repo")
-    (root / "my-irds.yaml").write_text(OVERLAY)
+    (root / "my-irds.yaml").write_text(readme_overlay())
     monkeypatch.setenv("IR_DATASETS_HOME", str(scifact_cache(tmp_path / "home")))
     rules = Workflow(root).planned_rules("scifact", "--configfile", "config.yaml", "my-irds.yaml")
     assert "validate_ir_datasets_inputs" in rules
     assert {"dedup_train_queries", "shard_queries_scifact", "agent_search", "stage_release"} <= set(rules)
     assert "validate_msmarco_inputs" not in rules and "validate_beir_inputs" not in rules
+    assert "validate_ir_datasets_inputs" in Workflow(root).planned_rules(
+        "irds-msmarco", "--configfile", "config.yaml", "my-irds.yaml")
     # an id ir_datasets does not register stops the planning, naming its key
     (root / "typo.yaml").write_text("builds: {scifact: {source: {dev_id: beir/scifact/tset}}}\n")
     proc = Workflow(root).snakemake("-n", "scifact", "--configfile", "config.yaml", "my-irds.yaml", "typo.yaml",

@@ -98,10 +98,10 @@ def load(dataset_id: str):
 
 def _refuse_uncached(key: str, dataset_id: str, error: NotCached):
     return InputError(f"{PREFIX}{dataset_id}", f"not available offline from the ir_datasets cache {cache_folder()} "
-                      f"(doubting.source.{key}): {error}. Fetch it once where there is a network (python -c "
-                      f"\"import ir_datasets; ir_datasets.load('{dataset_id}')...\" or `ir_datasets export "
-                      f"{dataset_id} ...`) and copy the cache folder here, or set IR_DATASETS_HOME to a cache that "
-                      "holds it", field=key)
+                      f"(doubting.source.{key}): {error}. The build never downloads: read the id once where there is "
+                      "a network (ir_datasets downloads a dataset's files the first time its docs, queries or qrels "
+                      "are read) and copy that cache folder here, or set IR_DATASETS_HOME to a cache that holds it",
+                      field=key)
 
 
 def _read(key: str, dataset_id: str, what: str, columns):
