@@ -319,7 +319,7 @@ class IrDatasetsSource(InputSource):
                     "split was graded with the query and the passage only (query_only)"),
             dev_set=f"the ir_datasets id `{source['dev_id']}`",
             heldout_own=f"the queries of `{source['dev_id']}`{heldout} and the label audit's",
-            heldout_listed="source.heldout_queries", join_key="doubting.source.docs_id",
+            heldout_listed="source.heldout_queries", join_key="doubting.source",
             collection=f"{PREFIX}{docs}", queries=[f"{PREFIX}{source['train_id']}", f"{PREFIX}{source['dev_id']}"],
             files=False)
 
