@@ -26,7 +26,7 @@ for _source in INPUT_SOURCES.values():
         benchmark:
             f"benchmarks/{_source.rule}/{{build}}.tsv"
         wildcard_constraints:
-            build=builds_where(lambda doubting, name=_source.name: doubting["source"]["format"] == name),
+            build=builds_where(lambda doubting, source=_source: _source_of(doubting) is source),
         priority: 100
         conda:
             f"../envs/{_source.env}.yaml"
