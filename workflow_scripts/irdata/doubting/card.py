@@ -36,14 +36,13 @@ from .hub_metadata import declared_configs, front_matter
 from .own_runs import own_run_name
 
 MSMARCO_V1 = "msmarco-v1"
-# the keys of the config's `doubting` section the card reads (schemas/doubting.schema.yaml)
-CARD_KEYS = ("collection", "train_queries", "train_qrels", "dev_queries", "ids_refer_to", "corpus_description",
-             "license", "license_note", "paper", "package_dir", "title", "source", "on_hub")
+# the keys of the config's `doubting` section the card reads (schemas/doubting.schema.yaml) beside its source's, which
+# say what the build was made from (irdata/sources/: CardWords)
+CARD_KEYS = ("ids_refer_to", "corpus_description", "license", "license_note", "paper", "package_dir", "title", "on_hub")
 
 
 def card_settings(config: dict) -> dict:
-    """The settings the card reads, from the config used (its `doubting` section); a BEIR build has no MS MARCO
-    file keys (None)."""
+    """The settings the card reads, from the config used (its `doubting` section)."""
     doubting = config["doubting"]
     return {key: doubting.get(key) for key in CARD_KEYS}
 
@@ -364,7 +363,7 @@ def render(manifest: dict, inputs: dict, batch_descriptions: dict) -> str:
     default_config = next(iter(configs), None)
     excluded = t["excluded"]
     corpus = settings["corpus_description"]
-    words = source_of(settings).card_words(settings, corpus)
+    words = source_of(config["doubting"]).card_words(config["doubting"], corpus)
     heldout_by_source, heldout_sources = heldout_texts(t, inputs, words)
     n_collection_passages = inputs.get("rows", {}).get("collection")
     n_dev_file = inputs.get("rows", {}).get("dev_queries")
