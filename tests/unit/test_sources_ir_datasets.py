@@ -108,6 +108,20 @@ def test_a_qrels_row_of_a_doc_not_in_the_docs_is_refused_or_dropped(tmp_path):
     assert report["qrels_dropped"] == {"train": 0, "dev": 1}
 
 
+@pytest.mark.parametrize("queries, said", [
+    ([("d1", "where is beta"), ("d2", "x"), ("d1", "again")], "query 'd1': its id is given twice"),
+    ([("d1", "where is beta"), ("d2", "   ")], "query 'd2': its text is blank"),
+    # a line ir_datasets' TSV reader refuses (three fields): its error, in a line naming the id
+    ([("d1", "where\tis beta")], "ir_datasets could not read its queries (doubting.source.dev_id): RuntimeError: "
+                                 "expected 2 fields, got 3")])
+def test_queries_the_query_files_could_not_hold_are_refused_naming_the_id(tmp_path, queries, said):
+    ids = register_local(tmp_path / "files", DOCS, {**SPLITS, "dev": (queries, [("d1", "p2", 1)])})
+    with pytest.raises(InputError) as error:
+        check(tmp_path, source(ids))
+    assert str(error.value).startswith(f"ir_datasets:{ids['dev']}") and said in str(error.value)
+    assert not (tmp_path / "out").exists()
+
+
 def test_an_id_the_cache_does_not_hold_is_refused_naming_it_and_the_cache_folder(tmp_path):
     """A dataset whose file would be downloaded: refused before any download, nothing written."""
     import ir_datasets

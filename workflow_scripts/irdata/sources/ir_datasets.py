@@ -20,6 +20,7 @@ import os
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..atomic import write_json_atomic, write_jsonl_atomic
 from ..errors import InputError
@@ -119,6 +120,9 @@ def _read(key: str, dataset_id: str, what: str, columns):
                     values[name].append(get(record))
     except NotCached as error:
         raise _refuse_uncached(key, dataset_id, error) from None
+    except Exception as error:  # ir_datasets' own parse errors (RuntimeError, ValueError, ...): a line, not a trace
+        raise InputError(f"{PREFIX}{dataset_id}", f"ir_datasets could not read its {what} (doubting.source.{key}): "
+                         f"{type(error).__name__}: {error}", field=key) from None
     return pa.table({name: pa.array(v, pa.string() if name != "relevance" else pa.int64())
                      for name, v in values.items()})
 
@@ -136,17 +140,24 @@ def read_docs(key: str, dataset_id: str) -> pa.Table:
 
 
 def read_id_queries(key: str, dataset_id: str) -> pa.Table:
-    """The queries of `dataset_id` as `query_id`, `text`, refused (naming the id and query) where a text holds a tab
-    or a line break, which a `qid<TAB>text` line cannot hold, or is blank."""
+    """The queries of `dataset_id` as `query_id`, `text`, refused (naming the id and query) where an id repeats, or
+    a text is blank or holds a tab or a line break, which a `qid<TAB>text` line cannot hold."""
     table = _read(key, dataset_id, "queries", {"query_id": lambda q: q.query_id, "text": _text})
-    bad = line_breaking_row(table.column("text"))
+    ids, texts = table.column("query_id"), table.column("text")
+
+    def refuse(row: int, what: str, field: str):
+        raise InputError(f"{PREFIX}{dataset_id}", f"query {ids[row].as_py()!r}: {what}", field=field)
+
+    if pc.count_distinct(ids).as_py() < table.num_rows:
+        counts = pc.value_counts(ids)
+        repeated = counts.field("values")[pc.index(pc.greater(counts.field("counts"), 1), True).as_py()]
+        refuse(pc.index(ids, repeated).as_py(), "its id is given twice", "query_id")
+    bad = line_breaking_row(texts)
     if bad is not None:
-        raise InputError(f"{PREFIX}{dataset_id}", f"query {table.column('query_id')[bad].as_py()!r}: its text holds "
-                         "a tab or a line break, which the query files cannot hold", field="text")
-    blank = next((i for i, t in enumerate(table.column("text").to_pylist()) if not t.strip()), None)
-    if blank is not None:
-        raise InputError(f"{PREFIX}{dataset_id}", f"query {table.column('query_id')[blank].as_py()!r}: its text is "
-                         "blank", field="text")
+        refuse(bad, "its text holds a tab or a line break, which the query files cannot hold", "text")
+    blank = pc.equal(pc.utf8_trim_whitespace(texts), "")
+    if pc.any(blank).as_py():
+        refuse(pc.index(blank, True).as_py(), "its text is blank", "text")
     return table
 
 
