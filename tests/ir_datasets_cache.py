@@ -9,6 +9,9 @@ import json
 import zipfile
 from pathlib import Path
 
+from printed_commands import code_blocks
+from repo_copy import REPO
+
 _names = itertools.count()
 
 # beir/scifact as the tests' cache holds it: docs (id, title, text), queries, and the qrels of train and test
@@ -59,3 +62,9 @@ def register_local(folder: Path, docs: list[tuple[str, str]], splits: dict[str, 
             docs_handler, TsvQueries(LocalDownload(folder / f"{split}.queries.tsv"), namespace=prefix),
             TrecQrels(LocalDownload(folder / f"{split}.qrels"), {})))
     return ids
+
+
+def readme_overlay() -> str:
+    """README's my-irds.yaml (section "ir_datasets ids as the input"), as printed."""
+    [block] = [b for b in code_blocks("README.md", (REPO / "README.md").read_text()) if b.first == "# my-irds.yaml"]
+    return "\n".join(block.lines) + "\n"

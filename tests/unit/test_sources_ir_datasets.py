@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from demo_config import workflow_builds
-from ir_datasets_cache import SCIFACT_DOCS, register_local, scifact_cache
+from ir_datasets_cache import SCIFACT_DOCS, readme_overlay, register_local, scifact_cache
 from irdata.dedup import dedup_train_queries
 from irdata.errors import InputError
 from irdata.grading_modes import grading_mode
@@ -24,7 +24,6 @@ from irdata.query_files import read_queries
 from irdata.sources import SOURCES, source_of, train_heldout_conflicts
 from irdata.sources.ir_datasets import IR_DATASETS, cache_folder, validate_ir_datasets_inputs
 from irdata.tsv import read_trec_qrels
-from printed_commands import code_blocks
 from repo_copy import REPO, copy_repo
 from workflow_run import Workflow
 
@@ -194,12 +193,6 @@ def test_planning_refuses_unknown_ids_and_a_train_id_held_out():
     assert source_of(built["doubting"]) is IR_DATASETS is SOURCES["ir_datasets"]
     assert IR_DATASETS.raw_inputs(built["doubting"]) == [
         "ir_datasets:beir/scifact/train", "ir_datasets:no/such/id"]
-
-
-def readme_overlay() -> str:
-    """README's my-irds.yaml (section "ir_datasets ids as the input"), as printed."""
-    [block] = [b for b in code_blocks("README.md", (REPO / "README.md").read_text()) if b.first == "# my-irds.yaml"]
-    return "\n".join(block.lines) + "\n"
 
 
 def test_an_ir_datasets_build_plans_in_a_copy_of_the_repository(tmp_path, monkeypatch):
