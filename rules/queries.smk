@@ -7,7 +7,9 @@ DOUBTING_INPUTS_CHECKED = f"{DW}/inputs/checked.json"
 
 # One input check per source format (doubting.source.format, irdata/sources/), each writing the same checked files
 # (and the train and dev query files where its source reads no query files as named); each build's check is the
-# rule of its format. Input checks run before anything else, so bad input fails before an expensive job starts.
+# rule of its format. Input checks run before anything else, so bad input fails before an expensive job starts. They
+# share one script, which runs the check of its rule's source: Snakemake reads a script's path again when the job
+# runs, after this loop has moved on.
 for _source in INPUT_SOURCES.values():
 
     rule:
@@ -33,7 +35,7 @@ for _source in INPUT_SOURCES.values():
         params:
             **stage_params(_source.rule),
         script:
-            f"../workflow_scripts/{_source.rule}.py"
+            "../workflow_scripts/validate_inputs.py"
 
 
 rule dedup_train_queries:

@@ -23,7 +23,7 @@ CONDA_NAMES = {"pytorch": "torch", "matplotlib-base": "matplotlib"}
 def rules() -> list[tuple[str, str, str]]:
     """(rule, script, env file) of every rule with a script: the input checks' (one per source, rules/queries.smk)
     and every `rule <name>:`."""
-    out = [(s.rule, f"workflow_scripts/{s.rule}.py", f"envs/{s.env}.yaml") for s in SOURCES.values()]
+    out = [(s.rule, "workflow_scripts/validate_inputs.py", f"envs/{s.env}.yaml") for s in SOURCES.values()]
     for smk in sorted((REPO / "rules").glob("*.smk")):
         for name, body in RULE.findall(smk.read_text()):
             script = re.search(r"script:\s*\n\s*\"\.\./(workflow_scripts/[\w/]+\.py)\"", body)

@@ -22,6 +22,11 @@ def source_of(doubting: dict) -> InputSource:
     return SOURCES[(doubting.get("source") or {}).get("format", DEFAULT_FORMAT)]
 
 
+def source_of_rule(rule: str) -> InputSource:
+    """The input source whose input check is `rule` (validate_<format>_inputs)."""
+    return next(source for source in SOURCES.values() if source.rule == rule)
+
+
 def file_keys() -> list[tuple[str, ...]]:
     """Every key path, under a doubting section, that any source reads a file or folder from, each once."""
     return list(dict.fromkeys(key for source in SOURCES.values() for key in source.file_keys))

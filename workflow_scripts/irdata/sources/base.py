@@ -39,7 +39,8 @@ class CardWords:
 
 class InputSource:
     """An input format: what a build of it reads, checks and says. A source's module defines one subclass; its
-    input check's rule (rules/queries.smk, one per source) runs workflow_scripts/<rule>.py."""
+    input check's rule (rules/queries.smk, one per source) runs workflow_scripts/validate_inputs.py, which calls its
+    run_check."""
 
     name: str  # doubting.source.format
     env: str = "core"  # the conda env of its input check (envs/<env>.yaml)
@@ -50,8 +51,13 @@ class InputSource:
 
     @property
     def rule(self) -> str:
-        """Its input check's rule (and script, workflow_scripts/<rule>.py)."""
+        """Its input check's rule."""
         return f"validate_{self.name}_inputs"
+
+    def run_check(self, **job) -> dict:
+        """Its input check's job (the rule's named inputs, outputs and params): check the inputs, write the checked
+        files, the passage store, inputs.json and the record of the inputs; return the report."""
+        raise NotImplementedError
 
     def input_paths(self, doubting: dict) -> list[Named]:
         """Every input file or folder it names, with its key: the planning refuses one a job could not read
