@@ -21,7 +21,7 @@ from irdata.llm import ChatResult, GradeResult, LLMCallError, ToolCall
 from irdata.prompts import Prompt, PromptError
 from irdata.retrieval.common import Hits
 from irdata.shard_files import OFFICIAL_ROWS
-from irdata.stages import StageWiring
+from irdata.stage_registry import StageWiring
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT_OF_RULE = "workflow_scripts/{}.py".format  # as the rules name them (no code identity asked here)

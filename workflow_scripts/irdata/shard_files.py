@@ -68,15 +68,6 @@ def rule_splits(rule: str) -> list[str]:
     return [split for split, kinds in SPLIT_FILES.items() if any(WRITTEN_BY[k] == rule for k in kinds)]
 
 
-def llm_job_patterns(rule: str) -> dict[str, str]:
-    """The `job` (journal name) and `retry_state` (under the work folder) of a per-shard LLM rule's jobs, as
-    patterns of its wildcards; a rule that runs on one split has no {split} wildcard."""
-    splits = rule_splits(rule)
-    split = "{split}" if len(splits) > 1 else splits[0]
-    return {"job": f"{{build}}-{rule}-{split}-{{shard}}",
-            "retry_state": "doubting/{build}/" + LAYOUT["retry"].format(rule=rule, split=split, shard="{shard}")}
-
-
 def shard_name(i: int) -> str:
     return f"{i:04d}"
 

@@ -1,6 +1,6 @@
 """An LLM job's retry state: the `retry` param that reruns a job whose last run left retryable failures.
 
-Planning reads it for every LLM job (irdata/stages.py), so this module imports nothing heavy.
+Planning reads it for every LLM job (irdata/stage_registry.py), so this module imports nothing heavy.
 """
 
 from __future__ import annotations

@@ -4,13 +4,22 @@ model identity and the label audit; each LLM job's journal name and retry state.
 from __future__ import annotations
 
 from ..grading_modes import audit_mode, grading_mode
+from ..layout import audit_retry_state, llm_retry_state
 from ..retrieval.stages import search_settings
-from ..shard_files import OFFICIAL_ROWS, llm_job_patterns
+from ..shard_files import OFFICIAL_ROWS, rule_splits
 from ..stage import Stage, canonical
 from .agent import AGENT_TASK
 from .answers import ANSWER_PASSAGES
 from .audit import AUDIT_KEYS
 from .common import llm_params
+
+
+def llm_job_patterns(rule: str) -> dict[str, str]:
+    """The `job` (journal name) and `retry_state` of a per-shard LLM rule's jobs, as patterns of its wildcards; a
+    rule that runs on one split has no {split} wildcard."""
+    splits = rule_splits(rule)
+    split = "{split}" if len(splits) > 1 else splits[0]
+    return {"job": f"{{build}}-{rule}-{split}-{{shard}}", "retry_state": llm_retry_state(rule, split)}
 
 STAGES = (
     Stage(
@@ -54,7 +63,7 @@ STAGES = (
     Stage(
         name="audit_labels",
         job="{build}-audit_labels",
-        retry_state="doubting/{build}/retry/audit_labels.json",
+        retry_state=audit_retry_state(),
         settings=lambda config, **_: canonical({
             "llm": llm_params(config["llm"], "grade"), **{k: config["doubting"]["audit"][k] for k in AUDIT_KEYS},
             "mode": audit_mode(config).name}),
