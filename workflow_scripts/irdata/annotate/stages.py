@@ -8,10 +8,16 @@ from ..layout import audit_retry_state, llm_retry_state
 from ..retrieval.stages import search_settings
 from ..shard_files import OFFICIAL_ROWS, rule_splits
 from ..stage import Stage, canonical
-from .agent import AGENT_TASK
-from .answers import ANSWER_PASSAGES
-from .audit import AUDIT_KEYS
 from .common import llm_params
+
+# The settings' constants live here, not in the stages' modules: planning imports this module and none of those
+# (tests/unit/test_planning_imports.py).
+# the agent's task prompt by tool protocol: JSON examples for the text protocol
+AGENT_TASK = {"text": "prompts/agent_task.txt", "native": "prompts/agent_task_native.txt"}
+# how many of a query's best-graded passages an answer is generated from (irdata/annotate/answers.py)
+ANSWER_PASSAGES = 3
+# the keys of doubting.audit the grading reads (the runs are audit_ranking's)
+AUDIT_KEYS = ("qrels", "queries", "grades_from", "grading", "per_grade", "seed", "missing_passages")
 
 
 def llm_job_patterns(rule: str) -> dict[str, str]:
