@@ -23,7 +23,8 @@ from .stages import ARM_PROMPT, FINETUNED_ARMS, miner_has_own_index
 
 # the release's code (irdata/doubting/release_code.py): the rule scripts of the 44b Eval build, with the papers44b
 # collection's store and indexes, and the modules they import (the Doubting scripts are not: editing them changes
-# nothing here); its other files, relative to the workflow folder (the config is recorded in manifest.json's `config`)
+# nothing here; every script rules/eval44b.smk names is here: tests/unit/test_release_scripts.py); its other files,
+# relative to the workflow folder (the config is recorded in manifest.json's `config`)
 CODE = ReleaseCode(
     scripts=("split_papers", "select_queries", "papers_store", "index_bm25", "encode_passages", "index_dense",
              "index_44b_miner", "mine_negatives", "fine_tune_44b", "score_arms", "package_44b", "publish_44b"),
