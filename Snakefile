@@ -1,4 +1,4 @@
-# Builds the Doubting MS MARCO and 44b Eval releases. Only wiring here: rules in rules/,
+# Builds the Doubting releases (one a named build) and the 44b Eval release. Only wiring here: rules in rules/,
 # logic in workflow_scripts/irdata/. See README.md.
 import os
 import sys

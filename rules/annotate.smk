@@ -1,4 +1,4 @@
-# Doubting MS MARCO, the LLM stages, one job per query shard: agent search (train and dev),
+# A Doubting build, the LLM stages, one job per query shard: agent search (train and dev),
 # grading (train and dev), answer generation and WOOD (train). What each script reads is its Stage
 # (irdata/annotate/stages.py); the rules pass exactly that as the `settings` param,
 # so servers, timeouts and concurrency, which change no answer, rerun nothing. Every job journals its

@@ -1,4 +1,4 @@
-# Doubting MS MARCO, last stages: assemble the per-shard LLM stage outputs into the release configs
+# A Doubting build, last stages: assemble the per-shard LLM stage outputs into the release configs
 # (assemble), check the LLM failures against their limits (release_gate), run the BM25 baseline of the
 # dev queries for examples/ (bm25_dev_run), build the release in a staging folder and check it against
 # the release ledger (stage_release), then publish it (package).

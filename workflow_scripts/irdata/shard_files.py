@@ -1,4 +1,4 @@
-"""The per-shard files of Doubting MS MARCO: where they live and what they hold, declared once.
+"""The per-shard files of a Doubting build: where they live and what they hold, declared once.
 
 The LLM stages write them (annotate/), `assemble` reads them (doubting/intermediate.py checks every
 rule below), the rules wire them (rules/annotate.smk, rules/package.smk). Per split (`train`, `dev`)

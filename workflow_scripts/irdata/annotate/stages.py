@@ -1,4 +1,4 @@
-"""What the LLM rules of Doubting MS MARCO read (irdata/stage.py): agent search, grading, answers, WOOD, the
+"""What the LLM rules of a Doubting build read (irdata/stage.py): agent search, grading, answers, WOOD, the
 model identity and the label audit; each LLM job's journal name and retry state."""
 
 from __future__ import annotations
