@@ -11,6 +11,7 @@ with its wildcard (`{build}`) unless it is given a value: a rule names the patte
     work/doubting/<build>/              everything a Doubting build writes before its release; its per-shard files
                                         by kind (irdata/shard_files.py, their formats); downstream/: its comparison
     work/eval44b/                       everything the 44b Eval writes before its release
+    results/44b-eval                    the 44b Eval's published release, unless its config names another
     work/report/                        the figures and tables of `snakemake --report`
     results/<build>                     a Doubting build's published release, unless its config names another
     logs/<rule>/..., benchmarks/<rule>/...   a log and a benchmark file per job, under its rule's name
@@ -228,6 +229,12 @@ EVAL44B_FILES = {
 }
 
 
+# where the 44b Eval is published and its release ledger, unless its config names others: the defaults of
+# schemas/eval44b.schema.yaml (`release`, `release_ledger`; a schema cannot import them: tests/unit/test_layout.py)
+EVAL44B_PACKAGE_DIR = f"{RESULTS}/44b-eval"
+EVAL44B_RELEASE_LEDGER = f"{WORK}/eval44b-release-ledger.json"
+
+
 def eval44b_file(name: str) -> str:
     """A file (or folder) of the 44b Eval by its name in EVAL44B_FILES."""
     return f"{EVAL44B}/{EVAL44B_FILES[name]}"
@@ -287,7 +294,7 @@ def patterns() -> list[str]:
     build = [build_file(name) for name in BUILD_FILES]
     build += [audit_run("{run}"), llm_retry_state("{rule}", "{split}"), audit_retry_state()]
     build += [shard_path(kind, rule="{rule}") for kind in SHARD_FILES]
-    collections = [store(), *(index_files(index_dir("{collection}", kind), kind) for kind in INDEX_FILES),
+    collections = [store(), *(f for kind in INDEX_FILES for f in index_files(index_dir("{collection}", kind), kind)),
                    encoded_passages(ext="npy"), encoded_passages(ext="json")]
     downstream = [downstream_file(name) for name in ("downstream.json", "training.jsonl", "training.json")]
     downstream += [downstream_model_dir(), training_report(downstream_model_dir()), downstream_evaluation(),
@@ -299,6 +306,6 @@ def patterns() -> list[str]:
                 eval44b_model_dir("{kind}"), training_report(eval44b_model_dir("{kind}")), eval44b_arm(),
                 eval44b_retry_state()]
     report = [doubting_report("{name}"), eval44b_report("{name}")]
-    defaults = [release_ledger("{build}"), package_dir("{build}"), LLM_JOURNALS, logs("{rule}/{job}"),
-                benchmarks("{rule}/{job}")]
+    defaults = [release_ledger("{build}"), package_dir("{build}"), EVAL44B_PACKAGE_DIR, EVAL44B_RELEASE_LEDGER,
+                LLM_JOURNALS, logs("{rule}/{job}"), benchmarks("{rule}/{job}")]
     return [*collections, *build, *downstream, *eval44b, *report, *defaults]
