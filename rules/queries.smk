@@ -3,7 +3,7 @@
 # The raw input files a build names are in its input check's settings (irdata/msmarco_inputs.py,
 # irdata/beir_inputs.py), so that naming other files reruns the check, and stage_release checks them against
 # the check's record (checked.json).
-DOUBTING_INPUTS_CHECKED = f"{DW}/inputs/checked.json"
+DOUBTING_INPUTS_CHECKED = build_file("inputs_checked")
 
 
 # One input check per source format (doubting.source.format), each writing the same checked files; each
@@ -19,9 +19,9 @@ rule validate_beir_inputs:
         checked=DOUBTING_INPUTS_CHECKED,
         store=BUILD_STORE,  # the corpus, with its titles, as the passage store
     log:
-        "logs/validate_beir_inputs/{build}.log",
+        logs("validate_beir_inputs/{build}.log"),
     benchmark:
-        "benchmarks/validate_beir_inputs/{build}.tsv"
+        benchmarks("validate_beir_inputs/{build}.tsv")
     wildcard_constraints:
         build=builds_where(is_beir),
     priority: 100
@@ -42,9 +42,9 @@ rule validate_msmarco_inputs:
         checked=DOUBTING_INPUTS_CHECKED,
         store=BUILD_STORE,  # the collection as the passage store every later stage reads
     log:
-        "logs/validate_msmarco_inputs/{build}.log",
+        logs("validate_msmarco_inputs/{build}.log"),
     benchmark:
-        "benchmarks/validate_msmarco_inputs/{build}.tsv"
+        benchmarks("validate_msmarco_inputs/{build}.tsv")
     wildcard_constraints:
         build=builds_where(lambda doubting: not is_beir(doubting)),
     # Input checks run before anything else, so bad input fails before an expensive job starts.
@@ -65,11 +65,11 @@ rule dedup_train_queries:
         heldout_queries=DOUBTING_CHECKED["heldout_queries"],
     output:
         **DOUBTING_IDS,
-        report=DOUBTING_DEDUP_REPORT,
+        report=build_file("dedup_report"),
     log:
-        "logs/dedup_train_queries/{build}.log",
+        logs("dedup_train_queries/{build}.log"),
     benchmark:
-        "benchmarks/dedup_train_queries/{build}.tsv"
+        benchmarks("dedup_train_queries/{build}.tsv")
     conda:
         "../envs/core.yaml"
     params:
@@ -86,11 +86,11 @@ rule check_acquisition_batches:
         dev_queries=queries("dev"),
         batch_files=batch_files,
     output:
-        checked=DOUBTING_BATCHES,
+        checked=build_file("acquisition_batches"),
     log:
-        "logs/check_acquisition_batches/{build}.log",
+        logs("check_acquisition_batches/{build}.log"),
     benchmark:
-        "benchmarks/check_acquisition_batches/{build}.tsv"
+        benchmarks("check_acquisition_batches/{build}.tsv")
     wildcard_constraints:
         build=builds_where(lambda doubting: _doubting.batch_files(doubting["acquisition_batches"])),
     # as the input checks: bad input fails before an expensive job starts
@@ -111,15 +111,15 @@ for _build in BUILDS:
         name:
             f"shard_queries_{_build}"
         input:
-            train=DOUBTING_IDS["train_collection"].format(build=_build),
-            dev=DOUBTING_IDS["dev_all"].format(build=_build),
+            train=build_file("train_collection", _build),
+            dev=build_file("dev_all", _build),
         output:
             train_shards=shard_paths(_build, "train"),
             dev_shards=shard_paths(_build, "dev"),
         log:
-            f"logs/shard_queries/{_build}.log",
+            logs(f"shard_queries/{_build}.log"),
         benchmark:
-            f"benchmarks/shard_queries/{_build}.tsv"
+            benchmarks(f"shard_queries/{_build}.tsv")
         group:
             "prep"
         conda:

@@ -11,8 +11,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-# the working folder's intermediate files, relative to it
-WORK = "work"
 # the config's input files, as (section, key): a list value holds several
 CONFIG_INPUTS = (
     ("doubting", "collection"),

@@ -6,11 +6,11 @@ from __future__ import annotations
 from ..beir_inputs import source_input_paths
 from ..dedup import sample_settings
 from ..heldout import beir_heldout_files, msmarco_heldout_files
+from ..layout import WORK
 from ..llm.settings import CONNECTION_SETTINGS
 from ..msmarco_inputs import raw_input_paths
 from ..retrieval.stages import search_settings
 from ..stage import Stage, canonical
-from ..workdir import WORK
 from . import audit_ranking, baseline_run
 
 
