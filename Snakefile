@@ -1,4 +1,4 @@
-# Builds the Doubting MS MARCO and 44b Eval releases. Only wiring here: rules in rules/,
+# Builds the Doubting releases (one a named build) and the 44b Eval release. Only wiring here: rules in rules/,
 # logic in workflow_scripts/irdata/. See README.md.
 import os
 import sys
@@ -8,7 +8,8 @@ from snakemake.utils import min_version, validate
 sys.path.insert(0, os.path.join(workflow.basedir, "workflow_scripts"))
 from irdata import console
 from irdata.builds import name_clashes
-from irdata.config_check import ConfigError, check_config, config_mistakes, files_by_precedence, yaml_mistake
+from irdata.config_check import check_config, yaml_mistake
+from irdata.config_mistakes import ConfigError, config_mistakes, files_by_precedence
 from irdata.demo_identity import check_own_identity
 from irdata.frozen import PUBLISH_RULES, release_stop
 from irdata.local_run import local_defaults

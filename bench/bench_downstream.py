@@ -12,7 +12,7 @@ with before (old_loop below: AdamW, LambdaLR, the loss written out), all from al
 `--threads` torch threads (or on `--device cuda`), model loading included. Encoding: `--passages` passages
 through the project's encode_passages (one shard job, model loading included) against the raw encode_document
 call.
-Texts: the real MS MARCO sample when present (/work/shared/data/msmarco-passage-sample), else synthetic.
+Texts: the real MS MARCO sample when present (../shared/data/msmarco-passage-sample), else synthetic.
 Printed last: the hours of the production comparison at these rates (README.md, "The downstream comparison").
 """
 

@@ -1,6 +1,6 @@
 """Synthetic collections of MS MARCO's shape for the benches, seeded, written straight to a passage store.
 
-Passage lengths are drawn from the real MS MARCO sample (/work/shared/data/msmarco-passage-sample:
+Passage lengths are drawn from the real MS MARCO sample (../shared/data/msmarco-passage-sample beside the checkout:
 ~56 words a passage) when it is there, else uniform 30-82 words. Words follow a two-regime Zipf law (below):
 the sample's words, most frequent first, then made-up ones for the long tail, so that a bigger
 collection meets more distinct words, as a real one does. Memory and process

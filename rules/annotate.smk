@@ -1,4 +1,4 @@
-# Doubting MS MARCO, the LLM stages, one job per query shard: agent search (train and dev),
+# A Doubting build, the LLM stages, one job per query shard: agent search (train and dev),
 # grading (train and dev), answer generation and WOOD (train). What each script reads is its Stage
 # (irdata/annotate/stages.py); the rules pass exactly that as the `settings` param,
 # so servers, timeouts and concurrency, which change no answer, rerun nothing. Every job journals its
@@ -25,9 +25,9 @@ rule agent_search:
         trace=shard_path("traces"),
         stats=shard_path("stats", rule="agent_search"),
     log:
-        "logs/agent_search/{build}/{split}/{shard}.log",
+        logs("agent_search/{build}/{split}/{shard}.log"),
     benchmark:
-        "benchmarks/agent_search/{build}/{split}/{shard}.tsv"
+        benchmarks("agent_search/{build}/{split}/{shard}.tsv")
     conda:
         "../envs/llm.yaml"
     resources:
@@ -53,9 +53,9 @@ rule grade:
         grades=shard_path("grades"),
         stats=shard_path("stats", rule="grade"),
     log:
-        "logs/grade/{build}/{split}/{shard}.log",
+        logs("grade/{build}/{split}/{shard}.log"),
     benchmark:
-        "benchmarks/grade/{build}/{split}/{shard}.tsv"
+        benchmarks("grade/{build}/{split}/{shard}.tsv")
     conda:
         "../envs/llm.yaml"
     resources:
@@ -77,9 +77,9 @@ rule generate_answer:
         answers=shard_path("answers", "train"),
         stats=shard_path("stats", "train", rule="generate_answer"),
     log:
-        "logs/generate_answer/{build}/train/{shard}.log",
+        logs("generate_answer/{build}/train/{shard}.log"),
     benchmark:
-        "benchmarks/generate_answer/{build}/train/{shard}.tsv"
+        benchmarks("generate_answer/{build}/train/{shard}.tsv")
     conda:
         "../envs/llm.yaml"
     resources:
@@ -101,9 +101,9 @@ rule wood:
         wood=shard_path("wood", "train"),
         stats=shard_path("stats", "train", rule="wood"),
     log:
-        "logs/wood/{build}/train/{shard}.log",
+        logs("wood/{build}/train/{shard}.log"),
     benchmark:
-        "benchmarks/wood/{build}/train/{shard}.tsv"
+        benchmarks("wood/{build}/train/{shard}.tsv")
     conda:
         "../envs/llm.yaml"
     resources:
@@ -116,11 +116,11 @@ rule wood:
 
 rule llm_identity:
     output:
-        identity=f"{DW}/llm_identity.json",
+        identity=build_file("llm_identity"),
     log:
-        "logs/llm_identity/{build}.log",
+        logs("llm_identity/{build}.log"),
     benchmark:
-        "benchmarks/llm_identity/{build}.tsv"
+        benchmarks("llm_identity/{build}.tsv")
     conda:
         "../envs/llm.yaml"
     params:

@@ -19,7 +19,8 @@ from irdata.doubting.audit_ranking import (
     run_files as _audit_run_files,
     run_selection_lines as _audit_run_lines,
 )
-from irdata.config_check import CONFIG_SECTIONS, ConfigError, build_key_path as _build_key_path
+from irdata.config_check import CONFIG_SECTIONS, build_key_path as _build_key_path
+from irdata.config_mistakes import ConfigError
 from irdata.builds import validated_builds as _validated_builds
 from irdata.grading_modes import grading_mistakes as _grading_mistakes
 from irdata.input_keys import missing_inputs as _missing_inputs
@@ -31,26 +32,43 @@ from irdata.frozen import (
     release_notices as _release_notices,
     release_problems as _release_problems,
 )
-from irdata.retrieval.layout import index_dir as _index_dir, index_files as _index_files
-from irdata.shard_files import shard_file as _shard_file, shard_files as _shard_files
+from irdata.layout import (
+    PAPERS44B,
+    audit_run,
+    benchmarks,
+    build_dir,
+    build_file,
+    build_files,
+    downstream_beir,
+    downstream_encoded,
+    downstream_evaluation,
+    downstream_file,
+    doubting_report,
+    encoded_passages,
+    eval44b_arm,
+    eval44b_file,
+    eval44b_mined,
+    eval44b_queries,
+    eval44b_report,
+    index_dir,
+    index_files,
+    logs,
+    shard_path,
+    store,
+)
+from irdata.layout import shard_paths as _shard_paths
 from irdata.shards import size_shard_count as _size_shard_count
 from irdata.sources import (
     SOURCES as INPUT_SOURCES,
     source_of as _source_of,
     train_heldout_conflicts as _train_heldout_conflicts,
 )
-from irdata.stages import StageWiring
-from irdata.workdir import WORK, resolve_config_inputs, workflow_file as _workflow_file
+from irdata.stage_registry import StageWiring
+from irdata.workdir import resolve_config_inputs, workflow_file as _workflow_file
 from irdata.doubting.release_files import DATA_FILES as _DS_DATA_FILES
 from irdata.downstream import wiring as _ds
 from irdata.downstream.plan import check_downstream_plan as _check_downstream_plan
-from irdata.downstream.stages import (
-    ARMS as _DS_ARMS,
-    DS,
-    RESULT as DS_RESULT,
-    MODELS as _DS_MODELS,
-    collections as _ds_collections,
-)
+from irdata.downstream.stages import ARMS as _DS_ARMS, MODELS as _DS_MODELS, collections as _ds_collections
 
 # Config sections, each validated against schemas/<section>.schema.yaml (defaults filled in; a mistake was
 # reported in a few lines by the Snakefile's check_config already). `doubting` holds the builds' shared
@@ -185,29 +203,16 @@ def _rule_script(name):
     return os.path.relpath(named.basedir.join(named.script).get_path_or_uri(secret_free=True), workflow.basedir)
 
 
-# the params and prompt inputs of every rule (irdata/stages.py)
+# the params and prompt inputs of every rule (irdata/stage_registry.py)
 STAGE = StageWiring(config, workflow.basedir, _rule_script, builds=BUILDS)
-# a build's folder of intermediate files, as a pattern of the {build} wildcard, and of a named build
-DW = f"{WORK}/doubting/{{build}}"
-
-
-def build_work(build):
-    return f"{WORK}/doubting/{build}"
-
-
-DOUBTING_IDS = {
-    "train_collection": f"{DW}/ids/train_collection.txt",
-    "train_excluded": f"{DW}/ids/train_excluded.tsv",
-    "dev_all": f"{DW}/ids/dev_all.txt",
-}
+# Every path below comes from irdata/layout.py, as a pattern of the job's wildcards ({build}, {split}, {shard}, ...).
+# the dedup's query ids (irdata/dedup.py)
+DOUBTING_IDS = build_files(("train_collection", "train_excluded", "dev_all"))
 
 
 # the train and dev query files of a build as its input check writes them, where its source (doubting.source.format,
 # irdata/sources/) reads other inputs than query files as named (a BEIR folder, ir_datasets ids)
-CHECKED_QUERIES = {
-    "train_queries": f"{DW}/inputs/train.queries.tsv",
-    "dev_queries": f"{DW}/inputs/dev.queries.tsv",
-}
+CHECKED_QUERIES = build_files(("train_queries", "dev_queries"))
 
 
 def build_queries(build):
@@ -224,19 +229,12 @@ def queries(split):
     return lambda wildcards: build_queries(wildcards.build)[split]
 
 
-DOUBTING_INPUTS_REPORT = f"{DW}/inputs.json"
+DOUBTING_INPUTS_REPORT = build_file("inputs_report")
 # the inputs as the input check (validate_<format>_inputs) checked them: what every later stage reads instead of the raw
 # files (qrels minus the rows dropped per doubting.qrels_missing_passages; answers of the dev queries
 # only, as JSON lines, whatever format doubting.dev_answers has; every held-out query with its source,
 # irdata/heldout.py)
-DOUBTING_CHECKED = {
-    "train_qrels": f"{DW}/inputs/train.qrels",
-    "dev_qrels": f"{DW}/inputs/dev.qrels",
-    "dev_answers": f"{DW}/inputs/dev_answers.jsonl",
-    "heldout_queries": f"{DW}/inputs/heldout.queries.tsv",
-}
-# the dedup's report: its counts by reason, source and step of the text rule (irdata/dedup.py)
-DOUBTING_DEDUP_REPORT = f"{DW}/dedup.json"
+DOUBTING_CHECKED = build_files(("train_qrels", "dev_qrels", "dev_answers", "heldout_queries"))
 
 
 def workflow_file(path):
@@ -276,29 +274,23 @@ def output_folder(name=None):
 
 
 def shard_paths(build, split, kind="ids", rule=None):
-    """Every shard's file of one kind of a build (irdata/shard_files.py), in shard order."""
-    return _shard_files(build_work(build), kind, split, BUILDS[build]["doubting"]["shards"][split], rule)
-
-
-def shard_path(kind, split="{split}", shard="{shard}", rule=None):
-    """One shard's file (by default the pattern with the build, split and shard wildcards)."""
-    return _shard_file(DW, kind, split, shard, rule)
+    """Every shard's file of one kind of a build (irdata/shard_files.py), in shard order: its config's shard count."""
+    return _shard_paths(build, kind, split, BUILDS[build]["doubting"]["shards"][split], rule)
 
 
 # Collections that the retrieval rules index, by name (the {collection} wildcard): each build's, under its
-# name, and the 44b papers. Their passage store (work/store/<name>/passages.arrow) is what the indexes
-# read: a build's is written by its input check, the 44b one by papers_store.
-COLLECTIONS = [*BUILDS, "papers44b"]
-PAPERS44B_TSV = f"{WORK}/eval44b/papers.tsv"  # written from the raw papers file (rules/eval44b.smk)
-STORES = {name: f"{WORK}/store/{name}/passages.arrow" for name in COLLECTIONS}
+# name, and the 44b papers. Their passage store is what the indexes read: a build's is written by its input
+# check, the 44b one by papers_store.
+COLLECTIONS = [*BUILDS, PAPERS44B]
+STORES = {name: store(name) for name in COLLECTIONS}
 # the store of the job's build, as a pattern of the {build} wildcard
-BUILD_STORE = f"{WORK}/store/{{build}}/passages.arrow"
+BUILD_STORE = store("{build}")
 
 
 def _collection_source(name):
     """A file that exists when the DAG is built and bounds the collection's size: the number of encoding jobs
     is known then (the 44b papers.tsv is written from the raw papers file; a build's: its source's size_path)."""
-    if name == "papers44b":
+    if name == PAPERS44B:
         return config["eval44b"]["papers"]
     doubting = BUILDS[name]["doubting"]
     return _source_of(doubting).size_path(doubting)
@@ -316,26 +308,18 @@ def encode_shard_count(collection):
     return _size_shard_count(COLLECTION_SOURCES[collection], config["retrieval"]["dense"]["encode_shard_mb"])
 
 
-# Indexes are folders, declared by their files (irdata/retrieval/layout.py).
-def dense_index_dir(collection):
-    return _index_dir(collection, "dense")
-
-
-def bm25_index_dir(collection):
-    return _index_dir(collection, "bm25")
-
-
+# Indexes are folders, declared by their files (irdata/layout.py).
 def bm25_index_files(collection):
-    return _index_files(bm25_index_dir(collection), "bm25")
+    return index_files(index_dir(collection, "bm25"), "bm25")
 
 
 def dense_index_files(collection):
-    return _index_files(dense_index_dir(collection), "dense")
+    return index_files(index_dir(collection, "dense"), "dense")
 
 
 def encoded_shards(wildcards, ext):
     shards = encode_shard_count(wildcards.collection)
-    return [f"{WORK}/index/{wildcards.collection}/encoded/{i:04d}.{ext}" for i in range(shards)]
+    return [encoded_passages(wildcards.collection, f"{i:04d}", ext) for i in range(shards)]
 
 
 def split_queries(wildcards):
@@ -350,22 +334,22 @@ def grade_inputs(wildcards):
     return {}
 
 
-# The label audit (rules/package.smk)
-DOUBTING_AUDIT = f"{DW}/audit/audit.json"
-# its system-ranking agreement: the workflow's own runs and the configured ones (irdata/doubting/audit_ranking.py)
-DOUBTING_AUDIT_RANKING = f"{DW}/audit/ranking.json"
-DOUBTING_AUDIT_RUNS = {name: f"{DW}/audit/runs/{name}.trec" for name in AUDIT_OWN_RUNS}
-# the blinded human audit (irdata/doubting/human_audit.py), for a build that draws a sample
-DOUBTING_HUMAN_AUDIT = f"{DW}/human_audit/results.json"
+# The label audit's own runs (rules/package.smk): its system-ranking agreement ranks them with the configured ones
+# (irdata/doubting/audit_ranking.py)
+DOUBTING_AUDIT_RUNS = {name: audit_run(name) for name in AUDIT_OWN_RUNS}
 
 
 def release_audit(wildcards):
     """The label audit and the human audit, when the build asks for them (doubting.audit)."""
     audit = build_doubting(wildcards)["audit"]
-    audits = {"human_audit": DOUBTING_HUMAN_AUDIT} if audit["human"]["sample_queries"] else {}
+    audits = build_files(["human_audit"]) if audit["human"]["sample_queries"] else {}
     if not audit["qrels"]:
         return audits
-    return {**audits, "audit": DOUBTING_AUDIT, "audit_ranking": DOUBTING_AUDIT_RANKING}
+    return {**audits, **build_files(("audit", "audit_ranking"))}
+
+
+# the downstream comparison's result (MANIFEST.json's `downstream`)
+DS_RESULT = downstream_file("downstream.json")
 
 
 def release_downstream(wildcards):
@@ -456,13 +440,9 @@ def batch_files(wildcards):
     return _doubting.batch_files(build_doubting(wildcards)["acquisition_batches"])
 
 
-# the checked acquisition batches of a build whose splits list batches (rule check_acquisition_batches)
-DOUBTING_BATCHES = f"{DW}/inputs/acquisition_batches.json"
-
-
 def assemble_inputs(wildcards):
     """assemble's per-shard inputs and, when the build lists acquisition batches, their checked record."""
-    batches = {"acquisition_batches": DOUBTING_BATCHES.format(build=wildcards.build)} if batch_files(wildcards) else {}
+    batches = build_files(["acquisition_batches"], wildcards.build) if batch_files(wildcards) else {}
     return _doubting.assemble_shard_inputs(functools.partial(shard_paths, wildcards.build)) | batches
 
 

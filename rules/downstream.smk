@@ -21,12 +21,12 @@ rule downstream_training_set:
         bm25=bm25_index_files("{build}"),
         dense=dense_index_files("{build}"),
     output:
-        rows=f"{DS}/training.jsonl",
-        report=f"{DS}/training.json",
+        rows=downstream_file("training.jsonl"),
+        report=downstream_file("training.json"),
     log:
-        "logs/downstream/training_set/{build}.log",
+        logs("downstream/training_set/{build}.log"),
     benchmark:
-        "benchmarks/downstream/training_set/{build}.tsv"
+        benchmarks("downstream/training_set/{build}.tsv")
     conda:
         "../envs/retrieval.yaml"
     threads: 2
@@ -47,9 +47,9 @@ rule downstream_train:
         model=_ds.model_files("{dsbase}", "{dsarm}"),
         report=_ds.training_report("{dsbase}", "{dsarm}"),
     log:
-        "logs/downstream/train/{build}/{dsbase}.{dsarm}.log",
+        logs("downstream/train/{build}/{dsbase}.{dsarm}.log"),
     benchmark:
-        "benchmarks/downstream/train/{build}/{dsbase}.{dsarm}.tsv"
+        benchmarks("downstream/train/{build}/{dsbase}.{dsarm}.tsv")
     conda:
         "../envs/retrieval.yaml"
     threads: lambda wildcards: build_doubting(wildcards)["downstream"]["threads"]
@@ -64,14 +64,14 @@ rule downstream_beir_inputs:
     input:
         unpack(ds_beir_files),
     output:
-        store=f"{DS}/beir/{{dscoll}}/passages.arrow",
-        judged_queries=f"{DS}/beir/{{dscoll}}/queries.tsv",
-        judged_qrels=f"{DS}/beir/{{dscoll}}/qrels.trec",
-        report=f"{DS}/beir/{{dscoll}}/inputs.json",
+        store=downstream_beir(name="passages.arrow"),
+        judged_queries=downstream_beir(name="queries.tsv"),
+        judged_qrels=downstream_beir(name="qrels.trec"),
+        report=downstream_beir(name="inputs.json"),
     log:
-        "logs/downstream/beir_inputs/{build}/{dscoll}.log",
+        logs("downstream/beir_inputs/{build}/{dscoll}.log"),
     benchmark:
-        "benchmarks/downstream/beir_inputs/{build}/{dscoll}.tsv"
+        benchmarks("downstream/beir_inputs/{build}/{dscoll}.tsv")
     conda:
         "../envs/retrieval.yaml"
     params:
@@ -85,12 +85,12 @@ rule downstream_encode:
         unpack(ds_model_inputs),
         store=ds_store,
     output:
-        embeddings=f"{DS}/encoded/{{dsbase}}/{{dsmodel}}/{{dscoll}}/{{shard}}.npy",
-        meta=f"{DS}/encoded/{{dsbase}}/{{dsmodel}}/{{dscoll}}/{{shard}}.json",
+        embeddings=downstream_encoded(ext="npy"),
+        meta=downstream_encoded(ext="json"),
     log:
-        "logs/downstream/encode/{build}/{dsbase}.{dsmodel}.{dscoll}.{shard}.log",
+        logs("downstream/encode/{build}/{dsbase}.{dsmodel}.{dscoll}.{shard}.log"),
     benchmark:
-        "benchmarks/downstream/encode/{build}/{dsbase}.{dsmodel}.{dscoll}.{shard}.tsv"
+        benchmarks("downstream/encode/{build}/{dsbase}.{dsmodel}.{dscoll}.{shard}.tsv")
     conda:
         "../envs/retrieval.yaml"
     threads: lambda wildcards: build_doubting(wildcards)["downstream"]["threads"]
@@ -108,11 +108,11 @@ rule downstream_evaluate:
         embeddings=lambda wildcards: ds_encoded(wildcards, "npy"),
         meta=lambda wildcards: ds_encoded(wildcards, "json"),
     output:
-        result=f"{DS}/eval/{{dsbase}}/{{dsmodel}}/{{dscoll}}.json",
+        result=downstream_evaluation(),
     log:
-        "logs/downstream/evaluate/{build}/{dsbase}.{dsmodel}.{dscoll}.log",
+        logs("downstream/evaluate/{build}/{dsbase}.{dsmodel}.{dscoll}.log"),
     benchmark:
-        "benchmarks/downstream/evaluate/{build}/{dsbase}.{dsmodel}.{dscoll}.tsv"
+        benchmarks("downstream/evaluate/{build}/{dsbase}.{dsmodel}.{dscoll}.tsv")
     conda:
         "../envs/retrieval.yaml"
     threads: lambda wildcards: build_doubting(wildcards)["downstream"]["threads"]
@@ -127,17 +127,17 @@ rule downstream_compare:
     input:
         training_set=rules.downstream_training_set.output.report,
         training_reports=lambda wildcards: [
-            f"{DS}/models/{b}/{a}.train.json" for b, a in _ds.trainings(build_config(wildcards))
+            _ds.training_report(b, a) for b, a in _ds.trainings(build_config(wildcards))
         ],
         evaluation_results=lambda wildcards: [
-            f"{DS}/eval/{b}/{m}/{c}.json" for b, m, c in _ds.evaluations(build_config(wildcards))
+            downstream_evaluation(b, m, c) for b, m, c in _ds.evaluations(build_config(wildcards))
         ],
     output:
         result=DS_RESULT,
     log:
-        "logs/downstream/compare/{build}.log",
+        logs("downstream/compare/{build}.log"),
     benchmark:
-        "benchmarks/downstream/compare/{build}.tsv"
+        benchmarks("downstream/compare/{build}.tsv")
     conda:
         "../envs/core.yaml"
     params:

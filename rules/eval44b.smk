@@ -5,7 +5,7 @@ import re
 
 from irdata.eval44b import wiring as _e44
 from irdata.eval44b.split import SPLITS as E44_SPLITS
-from irdata.eval44b.stages import E44, arms as _e44_arms
+from irdata.eval44b.stages import arms as _e44_arms
 
 EVAL44B = config["eval44b"]
 # the release as package_44b stages it and checks against its release ledger; publish_44b publishes it at
@@ -29,14 +29,14 @@ rule split_papers:
         raw_papers=EVAL44B["papers"],
         raw_reviews=EVAL44B["reviews"],
     output:
-        collection=PAPERS44B_TSV,
-        papers=f"{E44}/papers.jsonl",
-        reviews=f"{E44}/reviews.jsonl",
-        report=f"{E44}/split.json",
+        collection=eval44b_file("collection"),
+        papers=eval44b_file("papers"),
+        reviews=eval44b_file("reviews"),
+        report=eval44b_file("split"),
     log:
-        "logs/eval44b/split_papers.log",
+        logs("eval44b/split_papers.log"),
     benchmark:
-        "benchmarks/split_papers.tsv"
+        benchmarks("split_papers.tsv")
     # Reads and checks the 44b inputs: first, like validate_msmarco_inputs.
     priority: 100
     conda:
@@ -52,11 +52,11 @@ rule select_queries:
         reviews=rules.split_papers.output.reviews,
     output:
         **_e44.query_files(E44_SPLITS),
-        report=f"{E44}/queries/report.json",
+        report=eval44b_file("queries_report"),
     log:
-        "logs/eval44b/select_queries.log",
+        logs("eval44b/select_queries.log"),
     benchmark:
-        "benchmarks/select_queries.tsv"
+        benchmarks("select_queries.tsv")
     conda:
         "../envs/eval44b.yaml"
     params:
@@ -67,13 +67,13 @@ rule select_queries:
 
 rule index_44b_miner_bm25:
     input:
-        collection=STORES["papers44b"],
+        collection=STORES[PAPERS44B],
     output:
         index_files=_e44.miner_own_index_files("bm25"),
     log:
-        "logs/eval44b/index_44b_miner.bm25.log",
+        logs("eval44b/index_44b_miner.bm25.log"),
     benchmark:
-        "benchmarks/index_44b_miner/bm25.tsv"
+        benchmarks("index_44b_miner/bm25.tsv")
     conda:
         "../envs/eval44b.yaml"
     params:
@@ -88,9 +88,9 @@ use rule index_44b_miner_bm25 as index_44b_miner_dense with:
     output:
         index_files=_e44.miner_own_index_files("dense"),
     log:
-        "logs/eval44b/index_44b_miner.dense.log",
+        logs("eval44b/index_44b_miner.dense.log"),
     benchmark:
-        "benchmarks/index_44b_miner/dense.tsv"
+        benchmarks("index_44b_miner/dense.tsv")
     threads: 2
     params:
         **stage_params("index_44b_miner_dense"),
@@ -99,17 +99,17 @@ use rule index_44b_miner_bm25 as index_44b_miner_dense with:
 
 rule mine_negatives:
     input:
-        queries=f"{E44}/queries/{{e44split}}.jsonl",
+        queries=eval44b_queries(),
         papers=rules.split_papers.output.papers,
         bm25_index=_e44.miner_index_files(config, "bm25"),
         dense_index=_e44.miner_index_files(config, "dense"),
     output:
-        mined=f"{E44}/mined/{{e44split}}.jsonl",
-        report=f"{E44}/mined/{{e44split}}.report.json",
+        mined=eval44b_mined(),
+        report=eval44b_mined(report=True),
     log:
-        "logs/eval44b/mine_negatives.{e44split}.log",
+        logs("eval44b/mine_negatives.{e44split}.log"),
     benchmark:
-        "benchmarks/mine_negatives/{e44split}.tsv"
+        benchmarks("mine_negatives/{e44split}.tsv")
     conda:
         "../envs/eval44b.yaml"
     params:
@@ -122,18 +122,18 @@ rule mine_negatives:
 
 rule fine_tune_44b_cross_encoder:
     input:
-        train_mined=f"{E44}/mined/train.jsonl",
-        train_queries=f"{E44}/queries/train.jsonl",
-        val_mined=f"{E44}/mined/val.jsonl",
-        val_queries=f"{E44}/queries/val.jsonl",
+        train_mined=eval44b_mined("train"),
+        train_queries=eval44b_queries("train"),
+        val_mined=eval44b_mined("val"),
+        val_queries=eval44b_queries("val"),
         collection=rules.split_papers.output.collection,
     output:
         model=_e44.model_files("cross_encoder"),
         report=_e44.training_report("cross_encoder"),
     log:
-        "logs/eval44b/fine_tune_44b.cross_encoder.log",
+        logs("eval44b/fine_tune_44b.cross_encoder.log"),
     benchmark:
-        "benchmarks/fine_tune_44b/cross_encoder.tsv"
+        benchmarks("fine_tune_44b/cross_encoder.tsv")
     conda:
         "../envs/eval44b.yaml"
     threads: EVAL44B["finetune"]["threads"]
@@ -150,9 +150,9 @@ use rule fine_tune_44b_cross_encoder as fine_tune_44b_bi_encoder with:
         model=_e44.model_files("bi_encoder"),
         report=_e44.training_report("bi_encoder"),
     log:
-        "logs/eval44b/fine_tune_44b.bi_encoder.log",
+        logs("eval44b/fine_tune_44b.bi_encoder.log"),
     benchmark:
-        "benchmarks/fine_tune_44b/bi_encoder.tsv"
+        benchmarks("fine_tune_44b/bi_encoder.tsv")
     params:
         **stage_params("fine_tune_44b_bi_encoder"),
         kind="bi_encoder",
@@ -162,15 +162,15 @@ rule score_arms:
     input:
         unpack(stage_prompts("score_arms")),
         unpack(lambda wildcards: _e44.arm_model_inputs(wildcards.e44arm)),
-        mined=f"{E44}/mined/test.jsonl",
-        queries=f"{E44}/queries/test.jsonl",
+        mined=eval44b_mined("test"),
+        queries=eval44b_queries("test"),
         collection=rules.split_papers.output.collection,
     output:
-        result=f"{E44}/arms/{{e44arm}}.json",
+        result=eval44b_arm(),
     log:
-        "logs/eval44b/score_arms.{e44arm}.log",
+        logs("eval44b/score_arms.{e44arm}.log"),
     benchmark:
-        "benchmarks/score_arms/{e44arm}.tsv"
+        benchmarks("score_arms/{e44arm}.tsv")
     conda:
         "../envs/llm.yaml"
     params:
@@ -187,13 +187,13 @@ rule package_44b:
         papers=rules.split_papers.output.papers,
         split_report=rules.split_papers.output.report,
         queries_report=rules.select_queries.output.report,
-        arms=expand(f"{E44}/arms/{{arm}}.json", arm=EVAL44B_ARMS),
+        arms=[eval44b_arm(arm) for arm in EVAL44B_ARMS],
     output:
         **EVAL44B_STAGED,
     log:
-        "logs/eval44b/package_44b.log",
+        logs("eval44b/package_44b.log"),
     benchmark:
-        "benchmarks/package_44b.tsv"
+        benchmarks("package_44b.tsv")
     conda:
         "../envs/eval44b.yaml"
     params:
@@ -207,9 +207,9 @@ rule publish_44b:
     input:
         staged_files=list(EVAL44B_STAGED.values()),
     output:
-        record=f"{E44}/published.json",
+        record=eval44b_file("published"),
     log:
-        "logs/eval44b/publish_44b.log",
+        logs("eval44b/publish_44b.log"),
     conda:
         "../envs/core.yaml"
     params:

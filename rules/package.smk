@@ -1,4 +1,4 @@
-# Doubting MS MARCO, last stages: assemble the per-shard LLM stage outputs into the release configs
+# A Doubting build, last stages: assemble the per-shard LLM stage outputs into the release configs
 # (assemble), check the LLM failures against their limits (release_gate), run the BM25 baseline of the
 # dev queries for examples/ (bm25_dev_run), build the release in a staging folder and check it against
 # the release ledger (stage_release), then publish it (package).
@@ -7,17 +7,16 @@
 # its own in the folder, which holds exactly what SHA256SUMS lists. A deleted folder is published again
 # from the staged release with -R package. Formats of the per-shard files: workflow_scripts/irdata/shard_files.py.
 
-from irdata.doubting.assemble import assembled_files as _assembled_files
+from irdata.doubting.release_files import assembled_files as _assembled_files
 from irdata.doubting.package import release_files as _release_files
 from irdata.doubting import wiring as _doubting
 
-DOUBTING_ASSEMBLED = f"{DW}/assembled"
-DOUBTING_STAGED = f"{DW}/release"
-DOUBTING_FAILURES = f"{DW}/failures.json"
-DOUBTING_PUBLISHED = f"{DW}/published.json"
+# the folders assemble writes and stage_release stages the release in (their files: irdata/doubting/release_files.py)
+DOUBTING_ASSEMBLED = build_file("assembled")
+DOUBTING_STAGED = build_file("staged")
 # the per-shard LLM rules (the audit, when configured, is one job of its own)
 _LLM_RULES = _doubting.llm_rules()
-DOUBTING_AUDIT_STATS = f"{DW}/stats/audit_labels/audit.json"
+DOUBTING_AUDIT_STATS = build_file("audit_stats")
 
 
 # the label audit, for the builds that have one (doubting.audit.qrels)
@@ -34,13 +33,13 @@ if AUDITED_BUILDS != "(?!)":
             queries=audit_input("queries"),
             collection=BUILD_STORE,
         output:
-            grades=f"{DW}/audit/grades.parquet",
-            audit=DOUBTING_AUDIT,
+            grades=build_file("audit_grades"),
+            audit=build_file("audit"),
             stats=DOUBTING_AUDIT_STATS,
         log:
-            "logs/audit_labels/{build}.log",
+            logs("audit_labels/{build}.log"),
         benchmark:
-            "benchmarks/audit_labels/{build}.tsv"
+            benchmarks("audit_labels/{build}.tsv")
         wildcard_constraints:
             build=AUDITED_BUILDS,
         conda:
@@ -62,9 +61,9 @@ if AUDITED_BUILDS != "(?!)":
         output:
             **{f"{name}_run": path for name, path in DOUBTING_AUDIT_RUNS.items()},
         log:
-            "logs/audit_runs/{build}.log",
+            logs("audit_runs/{build}.log"),
         benchmark:
-            "benchmarks/audit_runs/{build}.tsv"
+            benchmarks("audit_runs/{build}.tsv")
         wildcard_constraints:
             build=AUDITED_BUILDS,
         conda:
@@ -84,11 +83,11 @@ if AUDITED_BUILDS != "(?!)":
             grades=rules.audit_labels.output.grades,
             runs=lambda wildcards: _audit_run_files(build_doubting(wildcards)["audit"]["runs"]),
         output:
-            ranking=DOUBTING_AUDIT_RANKING,
+            ranking=build_file("audit_ranking"),
         log:
-            "logs/audit_ranking/{build}.log",
+            logs("audit_ranking/{build}.log"),
         benchmark:
-            "benchmarks/audit_ranking/{build}.tsv"
+            benchmarks("audit_ranking/{build}.tsv")
         wildcard_constraints:
             build=AUDITED_BUILDS,
         conda:
@@ -107,13 +106,13 @@ if HUMAN_AUDITED_BUILDS != "(?!)":
             unpack(human_audit_sheet_inputs),
             collection=BUILD_STORE,
         output:
-            sheet=f"{DW}/human_audit/sheet.csv",
-            label_studio=f"{DW}/human_audit/sheet.labelstudio.json",
-            key=f"{DW}/human_audit/key.json",
+            sheet=build_file("human_audit_sheet"),
+            label_studio=build_file("human_audit_label_studio"),
+            key=build_file("human_audit_key"),
         log:
-            "logs/human_audit_sheet/{build}.log",
+            logs("human_audit_sheet/{build}.log"),
         benchmark:
-            "benchmarks/human_audit_sheet/{build}.tsv"
+            benchmarks("human_audit_sheet/{build}.tsv")
         wildcard_constraints:
             build=HUMAN_AUDITED_BUILDS,
         conda:
@@ -131,11 +130,11 @@ if HUMAN_AUDITED_BUILDS != "(?!)":
             queries=lambda wildcards: human_audit_sheet_inputs(wildcards)["queries"],
             collection=BUILD_STORE,
         output:
-            results=DOUBTING_HUMAN_AUDIT,
+            results=build_file("human_audit"),
         log:
-            "logs/human_audit_results/{build}.log",
+            logs("human_audit_results/{build}.log"),
         benchmark:
-            "benchmarks/human_audit_results/{build}.tsv"
+            benchmarks("human_audit_results/{build}.tsv")
         wildcard_constraints:
             build=HUMAN_AUDITED_BUILDS,
         conda:
@@ -155,9 +154,9 @@ rule assemble:
     output:
         assembled=[f"{DOUBTING_ASSEMBLED}/{rel}" for rel in _assembled_files()],
     log:
-        "logs/assemble/{build}.log",
+        logs("assemble/{build}.log"),
     benchmark:
-        "benchmarks/assemble/{build}.tsv"
+        benchmarks("assemble/{build}.tsv")
     conda:
         "../envs/core.yaml"
     params:
@@ -174,11 +173,11 @@ rule bm25_dev_run:
         queries=queries("dev"),
         bm25=bm25_index_files("{build}"),
     output:
-        run=f"{DW}/bm25_dev.trec",
+        run=build_file("bm25_dev_run"),
     log:
-        "logs/bm25_dev_run/{build}.log",
+        logs("bm25_dev_run/{build}.log"),
     benchmark:
-        "benchmarks/bm25_dev_run/{build}.tsv"
+        benchmarks("bm25_dev_run/{build}.tsv")
     conda:
         "../envs/retrieval.yaml"
     params:
@@ -192,11 +191,11 @@ rule release_gate:
     input:
         unpack(llm_job_stats),
     output:
-        failures=DOUBTING_FAILURES,
+        failures=build_file("failures"),
     log:
-        "logs/release_gate/{build}.log",
+        logs("release_gate/{build}.log"),
     benchmark:
-        "benchmarks/release_gate/{build}.tsv"
+        benchmarks("release_gate/{build}.tsv")
     conda:
         "../envs/core.yaml"
     params:
@@ -213,14 +212,14 @@ rule stage_release:
         assembled_files=rules.assemble.output,
         inputs_json=DOUBTING_INPUTS_REPORT,
         llm_identity=rules.llm_identity.output[0],
-        failures=DOUBTING_FAILURES,
+        failures=rules.release_gate.output.failures,
         bm25_run=rules.bm25_dev_run.output[0],
     output:
         release=[f"{DOUBTING_STAGED}/{rel}" for rel in _release_files()],
     log:
-        "logs/stage_release/{build}.log",
+        logs("stage_release/{build}.log"),
     benchmark:
-        "benchmarks/stage_release/{build}.tsv"
+        benchmarks("stage_release/{build}.tsv")
     conda:
         "../envs/core.yaml"
     params:
@@ -238,9 +237,9 @@ rule package:
         checked=DOUBTING_INPUTS_CHECKED,  # first: for other input paths, the dry-run names the missing ones
         release=rules.stage_release.output,
     output:
-        published=DOUBTING_PUBLISHED,
+        published=build_file("published"),
     log:
-        "logs/package/{build}.log",
+        logs("package/{build}.log"),
     conda:
         "../envs/core.yaml"
     params:

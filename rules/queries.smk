@@ -2,7 +2,7 @@
 
 # The raw inputs a build names are in its input check's settings (irdata/sources/), so that naming other inputs
 # reruns the check, and stage_release checks them against the check's record (checked.json).
-DOUBTING_INPUTS_CHECKED = f"{DW}/inputs/checked.json"
+DOUBTING_INPUTS_CHECKED = build_file("inputs_checked")
 
 
 # One input check per source format (doubting.source.format, irdata/sources/), each writing the same checked files
@@ -24,9 +24,9 @@ for _source in INPUT_SOURCES.values():
             checked=DOUBTING_INPUTS_CHECKED,
             store=BUILD_STORE,  # the collection, with its titles where it has them, as the passage store
         log:
-            f"logs/{_source.rule}/{{build}}.log",
+            logs(f"{_source.rule}/{{build}}.log"),
         benchmark:
-            f"benchmarks/{_source.rule}/{{build}}.tsv"
+            benchmarks(f"{_source.rule}/{{build}}.tsv")
         wildcard_constraints:
             build=builds_where(lambda doubting, source=_source: _source_of(doubting) is source),
         priority: 100
@@ -46,11 +46,11 @@ rule dedup_train_queries:
         heldout_queries=DOUBTING_CHECKED["heldout_queries"],
     output:
         **DOUBTING_IDS,
-        report=DOUBTING_DEDUP_REPORT,
+        report=build_file("dedup_report"),
     log:
-        "logs/dedup_train_queries/{build}.log",
+        logs("dedup_train_queries/{build}.log"),
     benchmark:
-        "benchmarks/dedup_train_queries/{build}.tsv"
+        benchmarks("dedup_train_queries/{build}.tsv")
     conda:
         "../envs/core.yaml"
     params:
@@ -67,11 +67,11 @@ rule check_acquisition_batches:
         dev_queries=queries("dev"),
         batch_files=batch_files,
     output:
-        checked=DOUBTING_BATCHES,
+        checked=build_file("acquisition_batches"),
     log:
-        "logs/check_acquisition_batches/{build}.log",
+        logs("check_acquisition_batches/{build}.log"),
     benchmark:
-        "benchmarks/check_acquisition_batches/{build}.tsv"
+        benchmarks("check_acquisition_batches/{build}.tsv")
     wildcard_constraints:
         build=builds_where(lambda doubting: _doubting.batch_files(doubting["acquisition_batches"])),
     # as the input checks: bad input fails before an expensive job starts
@@ -92,15 +92,15 @@ for _build in BUILDS:
         name:
             f"shard_queries_{_build}"
         input:
-            train=DOUBTING_IDS["train_collection"].format(build=_build),
-            dev=DOUBTING_IDS["dev_all"].format(build=_build),
+            train=build_file("train_collection", _build),
+            dev=build_file("dev_all", _build),
         output:
             train_shards=shard_paths(_build, "train"),
             dev_shards=shard_paths(_build, "dev"),
         log:
-            f"logs/shard_queries/{_build}.log",
+            logs(f"shard_queries/{_build}.log"),
         benchmark:
-            f"benchmarks/shard_queries/{_build}.tsv"
+            benchmarks(f"shard_queries/{_build}.tsv")
         group:
             "prep"
         conda:

@@ -1,10 +1,7 @@
 # Figures and tables of `snakemake --report report.html` (rules report_doubting, report_eval44b):
 # their outputs are flagged report(), with captions in report/. Logic in workflow_scripts/irdata/report.py.
 
-from irdata.doubting.assemble import DATA_FILES as _DATA_FILES, STATS as _STATS
-
-REPORT_DIR = f"{WORK}/report"
-
+from irdata.doubting.release_files import DATA_FILES as _DATA_FILES, STATS as _STATS
 
 EVAL44B_REPORT_CATEGORY = "44b Eval"
 
@@ -23,51 +20,51 @@ rule report_doubting:
         agent_dev=lambda w: shard_paths(w.build, "dev", "agent"),
     output:
         summary=report(
-            f"{REPORT_DIR}/doubting/{{build}}/summary.html",
+            doubting_report("summary.html"),
             caption="../report/doubting_summary.rst",
             category=DOUBTING_REPORT_CATEGORY,
             subcategory="Tables",
         ),
         grades=report(
-            f"{REPORT_DIR}/doubting/{{build}}/grades.png",
+            doubting_report("grades.png"),
             caption="../report/doubting_grades.rst",
             category=DOUBTING_REPORT_CATEGORY,
             subcategory="Figures",
         ),
         wood=report(
-            f"{REPORT_DIR}/doubting/{{build}}/wood.png",
+            doubting_report("wood.png"),
             caption="../report/doubting_wood.rst",
             category=DOUBTING_REPORT_CATEGORY,
             subcategory="Figures",
         ),
         proposals=report(
-            f"{REPORT_DIR}/doubting/{{build}}/proposals.png",
+            doubting_report("proposals.png"),
             caption="../report/doubting_proposals.rst",
             category=DOUBTING_REPORT_CATEGORY,
             subcategory="Figures",
         ),
         failures=report(
-            f"{REPORT_DIR}/doubting/{{build}}/failures.html",
+            doubting_report("failures.html"),
             caption="../report/doubting_failures.rst",
             category=DOUBTING_REPORT_CATEGORY,
             subcategory="Tables",
         ),
         audit=report(
-            f"{REPORT_DIR}/doubting/{{build}}/audit.html",
+            doubting_report("audit.html"),
             caption="../report/doubting_audit.rst",
             category=DOUBTING_REPORT_CATEGORY,
             subcategory="Tables",
         ),
         agent=report(
-            f"{REPORT_DIR}/doubting/{{build}}/agent.html",
+            doubting_report("agent.html"),
             caption="../report/doubting_agent.rst",
             category=DOUBTING_REPORT_CATEGORY,
             subcategory="Tables",
         ),
     log:
-        "logs/report_doubting/{build}.log",
+        logs("report_doubting/{build}.log"),
     benchmark:
-        "benchmarks/report_doubting/{build}.tsv"
+        benchmarks("report_doubting/{build}.tsv")
     conda:
         "../envs/report.yaml"
     params:
@@ -80,16 +77,14 @@ rule report_eval44b:
     input:
         results=EVAL44B_STAGED["results"],
     output:
-        arms=report(
-            f"{REPORT_DIR}/eval44b/arms.html", caption="../report/eval44b_arms.rst", category=EVAL44B_REPORT_CATEGORY
-        ),
+        arms=report(eval44b_report("arms.html"), caption="../report/eval44b_arms.rst", category=EVAL44B_REPORT_CATEGORY),
         figure=report(
-            f"{REPORT_DIR}/eval44b/arms.png", caption="../report/eval44b_arms.rst", category=EVAL44B_REPORT_CATEGORY
+            eval44b_report("arms.png"), caption="../report/eval44b_arms.rst", category=EVAL44B_REPORT_CATEGORY
         ),
     log:
-        "logs/report_eval44b.log",
+        logs("report_eval44b.log"),
     benchmark:
-        "benchmarks/report_eval44b.tsv"
+        benchmarks("report_eval44b.tsv")
     conda:
         "../envs/report.yaml"
     params:
@@ -103,21 +98,21 @@ rule report_downstream:
         result=DS_RESULT,
     output:
         table=report(
-            f"{REPORT_DIR}/doubting/{{build}}/downstream.html",
+            doubting_report("downstream.html"),
             caption="../report/doubting_downstream.rst",
             category=DOUBTING_REPORT_CATEGORY,
             subcategory="Tables",
         ),
         figure=report(
-            f"{REPORT_DIR}/doubting/{{build}}/downstream.png",
+            doubting_report("downstream.png"),
             caption="../report/doubting_downstream.rst",
             category=DOUBTING_REPORT_CATEGORY,
             subcategory="Figures",
         ),
     log:
-        "logs/report_downstream/{build}.log",
+        logs("report_downstream/{build}.log"),
     benchmark:
-        "benchmarks/report_downstream/{build}.tsv"
+        benchmarks("report_downstream/{build}.tsv")
     conda:
         "../envs/report.yaml"
     params:

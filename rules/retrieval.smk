@@ -12,13 +12,13 @@ wildcard_constraints:
 # A build's store comes out of its input check (rules/queries.smk), which parses its files.
 rule papers_store:
     input:
-        collection=PAPERS44B_TSV,
+        collection=eval44b_file("collection"),
     output:
-        store=STORES["papers44b"],
+        store=STORES[PAPERS44B],
     log:
-        "logs/papers_store.log",
+        logs("papers_store.log"),
     benchmark:
-        "benchmarks/papers_store.tsv"
+        benchmarks("papers_store.tsv")
     conda:
         "../envs/retrieval.yaml"
     params:
@@ -33,9 +33,9 @@ rule index_bm25:
     output:
         index=bm25_index_files("{collection}"),
     log:
-        "logs/index_bm25/{collection}.log",
+        logs("index_bm25/{collection}.log"),
     benchmark:
-        "benchmarks/index_bm25/{collection}.tsv"
+        benchmarks("index_bm25/{collection}.tsv")
     conda:
         "../envs/retrieval.yaml"
     threads: 4  # tokenizing processes; capped by --cores
@@ -50,12 +50,12 @@ rule encode_passages:
     input:
         store=collection_store,
     output:
-        embeddings=f"{WORK}/index/{{collection}}/encoded/{{shard}}.npy",
-        meta=f"{WORK}/index/{{collection}}/encoded/{{shard}}.json",
+        embeddings=encoded_passages(ext="npy"),
+        meta=encoded_passages(ext="json"),
     log:
-        "logs/encode_passages/{collection}/{shard}.log",
+        logs("encode_passages/{collection}/{shard}.log"),
     benchmark:
-        "benchmarks/encode_passages/{collection}/{shard}.tsv"
+        benchmarks("encode_passages/{collection}/{shard}.tsv")
     conda:
         "../envs/retrieval.yaml"
     threads: 8  # torch on CPU; capped by --cores
@@ -74,9 +74,9 @@ rule index_dense:
     output:
         index=dense_index_files("{collection}"),
     log:
-        "logs/index_dense/{collection}.log",
+        logs("index_dense/{collection}.log"),
     benchmark:
-        "benchmarks/index_dense/{collection}.tsv"
+        benchmarks("index_dense/{collection}.tsv")
     conda:
         "../envs/retrieval.yaml"
     threads: 8  # faiss's HNSW build is multi-threaded; capped by --cores

@@ -4,4 +4,4 @@ from irdata.report import run_report_doubting
 
 with rule_logging(snakemake) as log:
     shown = run_report_doubting(**job_args(snakemake))
-    log.info("report of Doubting MS MARCO: %s", shown)
+    log.info("report of a Doubting build: %s", shown)

@@ -2,8 +2,8 @@
 # validate_<format>_inputs, each running this script, which runs the check of the source its rule is.
 from irdata.job_args import job_args
 from irdata.logs import rule_logging
-from irdata.sources import source_of_rule
+from irdata.sources import input_check
 
 with rule_logging(snakemake) as log:
-    report = source_of_rule(snakemake.rule).run_check(**job_args(snakemake))
+    report = input_check(rule=snakemake.rule)(**job_args(snakemake))
     log.info("inputs valid: %s; qrels rows dropped: %s", report["rows"], report["qrels_dropped"])

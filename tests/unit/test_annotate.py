@@ -16,12 +16,13 @@ from irdata.annotate.agent import AgentBudget, SearchAgent, agent_behaviour, epi
 from irdata.annotate.answers import answer_passages
 from irdata.annotate.grading import grade_pairs, pairs_to_grade
 from irdata.annotate.passages import TextStore
+from irdata.annotate.stages import ANSWER_PASSAGES
 from irdata.annotate.wood import wood_scores
 from irdata.llm import ChatResult, GradeResult, LLMCallError, ToolCall
 from irdata.prompts import Prompt, PromptError
 from irdata.retrieval.common import Hits
 from irdata.shard_files import OFFICIAL_ROWS
-from irdata.stages import StageWiring
+from irdata.stage_registry import StageWiring
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT_OF_RULE = "workflow_scripts/{}.py".format  # as the rules name them (no code identity asked here)
@@ -379,7 +380,7 @@ def test_answer_passages_rule():
     agent = pd.DataFrame({"query_id": ["q"] * 5, "passage_id": list("abcde"), "agent_rank": [1, 2, 3, 4, 5]})
     grades = pd.DataFrame({"query_id": ["q"] * 6, "passage_id": list("abcdea"),
                            "origin": ["agent"] * 5 + ["official"], "grade": [1, 3, None, 3, 2, 0]})
-    assert answer_passages(agent, grades) == {"q": ["b", "d", "e"]}
+    assert answer_passages(agent, grades, ANSWER_PASSAGES) == {"q": ["b", "d", "e"]}
 
 
 def test_wood_is_mean_gain_and_tells_failures_from_not_available(tmp_path):

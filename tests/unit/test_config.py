@@ -8,7 +8,8 @@ import yaml
 from snakemake.utils import validate
 
 from irdata.builds import validated_builds
-from irdata.config_check import CONFIG_SECTIONS, ConfigError, check_config, files_by_precedence, yaml_mistake
+from irdata.config_check import CONFIG_SECTIONS, check_config, yaml_mistake
+from irdata.config_mistakes import ConfigError, files_by_precedence
 from irdata.demo_identity import check_own_identity
 
 REPO = Path(__file__).resolve().parents[2]

@@ -20,7 +20,7 @@ from irdata.passage_store import write_passage_store
 from irdata.retrieval.baseline_run import write_bm25_run
 from irdata.retrieval.bm25 import build_bm25_index
 from irdata.retrieval.search import Searcher
-from irdata.stages import STAGES
+from irdata.stage_registry import STAGES
 from synthetic_doubting import Work, edge_cases
 
 

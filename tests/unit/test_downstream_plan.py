@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from demo_config import demo_build
-from irdata.config_check import ConfigError
+from irdata.config_mistakes import ConfigError
 from irdata.downstream.plan import (
     base_model_problem,
     check_downstream_plan,

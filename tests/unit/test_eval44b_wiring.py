@@ -1,8 +1,8 @@
-"""irdata.eval44b.wiring and irdata.retrieval.layout: the files rules/eval44b.smk and rules/retrieval.smk name."""
+"""irdata.eval44b.wiring and irdata.layout: the files rules/eval44b.smk and rules/retrieval.smk name."""
 
 from irdata.eval44b import wiring
 from irdata.eval44b.split import SPLITS
-from irdata.retrieval.layout import index_dir, index_files
+from irdata.layout import index_dir, index_files
 
 
 def mining_config(bm25=None, dense=None) -> dict:

@@ -72,7 +72,7 @@ def test_a_stages_prompts_are_named_so_their_order_changes_nothing(tmp_path):
     """Prompts reach a script by name (`prompt_<name>` inputs), and the code hash sorts them: listing a
     stage's prompts in another order changes neither its inputs nor its code param."""
     from irdata.stage import Stage
-    from irdata.stages import StageWiring
+    from irdata.stage_registry import StageWiring
 
     repo = Path(__file__).resolve().parents[2]
     pair = {"with_passage": "prompts/wood_with_passage.txt", "query_only": "prompts/wood_query_only.txt"}

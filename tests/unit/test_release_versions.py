@@ -1,7 +1,7 @@
 """Every release is versioned alike (irdata/ledger.py, irdata/frozen.py): the release ledger read strictly and never
 written over when damaged, and what planning says of each release (the Doubting builds', the 44b Eval's) that a real
 run would refuse: a frozen version, a damaged ledger, a published folder that would lose a later version or a
-user's files. The dry-runs and real runs that show these: tests/workflow/test_release_versions.py."""
+user's files. The dry-runs and real runs that show these: tests/workflow/test_release_versions_runs.py."""
 
 import json
 

@@ -53,7 +53,7 @@ def test_every_rules_benchmark_file_is_read_as_that_rules():
     for path in (REPO / "rules").glob("*.smk"):
         for block in re.split(r"\n(?=\s*(?:use )?rule )", path.read_text()):
             header = re.match(r"\s*(?:rule (\w+):|use rule \w+ as (\w+))", block)
-            bench_path = re.search(r'benchmark:\n\s+"benchmarks/([^"]+)"', block)
+            bench_path = re.search(r'benchmark:\n\s+benchmarks\("([^"]+)"\)', block)
             if header and bench_path:
                 declared[bench_path.group(1)] = header.group(1) or header.group(2)
     # every rule but the two that only publish a staged folder (a copy) has one; shard_queries is the target

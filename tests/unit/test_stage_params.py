@@ -1,12 +1,12 @@
 """One params call per rule: every rule with a script gets its params from `**stage_params(<its own name>)`,
-whose code identity covers the script that rule names (rules/common.smk, irdata/stages.py)."""
+whose code identity covers the script that rule names (rules/common.smk, irdata/stage_registry.py)."""
 
 import re
 from pathlib import Path
 
 from irdata.code_identity import code_identity
 from irdata.sources import SOURCES
-from irdata.stages import STAGES, StageWiring
+from irdata.stage_registry import STAGES, StageWiring
 
 REPO = Path(__file__).resolve().parents[2]
 # a rule, a `use rule`, a rule generated per build (`rule:` with `name: f"<rule>_{_build}"`, rules/queries.smk) or

@@ -1,7 +1,7 @@
 """The rebuild audit without a DAG: which stages read each config key, from the Stage declarations.
 
 Every leaf key of schemas/*.yaml is perturbed in the demo config (defaults filled in, as the workflow
-validates it) and the stages whose `settings` change are its readers (irdata/stages.py STAGES, each over
+validates it) and the stages whose `settings` change are its readers (irdata/stage_registry.py STAGES, each over
 its jobs' wildcards). They must be the table below: a key that changes a stage's settings reruns
 exactly that stage's jobs. A key that no stage reads must be listed in NOT_READ with the reason why
 changing it reruns nothing (or reruns through the DAG instead of settings).
@@ -20,7 +20,7 @@ from irdata.downstream.stages import collections as ds_collections
 from irdata.eval44b.stages import arms
 from irdata.llm.settings import CONNECTION_SETTINGS
 from irdata.sources import SOURCES
-from irdata.stages import STAGES
+from irdata.stage_registry import STAGES
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMAS = REPO / "schemas"

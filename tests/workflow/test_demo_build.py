@@ -239,7 +239,7 @@ def test_a_checkout_built_before_code_identities_learns_them_without_rerunning(b
     """tools/upgrade_code_identity.py on the demo as built before: every job whose files are the bytes it was built
     from learns its identity; a job whose code changed since is left to rerun, with what depends on it."""
     wf = copy_of_build(built, tmp_path / "wf")
-    stages = wf.root / "workflow_scripts/irdata/stages.py"
+    stages = wf.root / "workflow_scripts/irdata/stage_registry.py"
     current = stages.read_text()
     # the checkout as built before: each code param the old scheme's hash (irdata.provenance.code_hash), which a touch
     # records as a run records it
@@ -326,5 +326,5 @@ def test_the_builds_console_is_its_jobs_progress_and_what_it_published(demo_buil
     assert "build demo: published release v0.1-demo at results/doubting-ms-marco." in end, out[-3000:]
     jobs = out.count("Finished jobid: ")
     assert jobs > 20 and len(out.splitlines()) <= 12 * jobs + 40, out
-    for noise in (" INFO ", "faiss", "Union of exclusive params", "message: None", "    input:", "%|"):
+    for noise in (" INFO ", "Loading faiss", "Union of exclusive params", "message: None", "    input:", "%|"):
         assert noise not in out, noise

@@ -15,15 +15,16 @@ import copy
 import re
 from pathlib import Path
 
-from .config_check import ConfigError, has_path
+from .config_mistakes import ConfigError, has_path
 from .grading_modes import NO_ANSWERS_DEV_MODE
+from .layout import PAPERS44B, package_dir, release_ledger
 from .sources import source_of
 
 # a build's name is a path part and a wildcard value: letters, digits, `-` and `_`, starting with a letter
 NAME = r"[A-Za-z][A-Za-z0-9_-]*"
 # names a build may not take that are not rules (the rules' and targets' names are the workflow's own:
 # name_clashes): the 44b Eval's collection (work/store/papers44b/, the retrieval rules' {collection})
-RESERVED = frozenset({"papers44b", "builds"})
+RESERVED = frozenset({PAPERS44B, "builds"})
 # the sections a build may override besides its `doubting` keys
 SHARED_SECTIONS = ("annotation", "retrieval")
 
@@ -69,8 +70,8 @@ def declared_builds(config: dict) -> dict[str, dict]:
 
 def name_defaults(name: str) -> dict:
     """The keys that name a build's release, from its name (a repository id not on the Hub unless set)."""
-    return {"title": f"Doubting {name}", "package_dir": f"results/{name}", "repo_id": f"local/{name}",
-            "release_ledger": f"work/doubting/{name}-release-ledger.json",
+    return {"title": f"Doubting {name}", "package_dir": package_dir(name), "repo_id": f"local/{name}",
+            "release_ledger": release_ledger(name),
             "acquisition_batches": {"train": {"default": f"{name}-train"}, "dev": {"default": f"{name}-dev"}}}
 
 

@@ -37,7 +37,7 @@ def upgraded_params(recorded: list[str], current: list[str], identity: str, old_
 def upgrade_jobs(jobs, persistence, code_sources, basedir) -> dict[str, Counter]:
     """Record the new code identity of every job of `jobs` (Snakemake's planned jobs) that upgraded_params allows, in
     `persistence` (Snakemake's record store); `code_sources(identity)`: the (script, prompts) this planning found to
-    have that identity (irdata.stages.StageWiring.code_sources). Returns, per outcome, the jobs by rule."""
+    have that identity (irdata.stage_registry.StageWiring.code_sources). Returns, per outcome, the jobs by rule."""
     outcomes: dict[str, Counter] = {name: Counter() for name in (UPGRADED, CURRENT, RERUN, NOT_BUILT)}
     for job in jobs:
         if not hasattr(job.params, "code"):  # a target rule

@@ -1,9 +1,10 @@
-"""A config mistake in a few lines: which file set the key, its path, what was expected, a close match.
+"""The config against its schemas, each mistake in a line (irdata/config_mistakes.py): its key, what was expected, a
+close match.
 
 Snakemake's own `validate` prints the whole schema of the section and the whole config (hundreds of lines for
 an unknown key). The workflow checks the config against the same schemas first, without filling defaults,
 and turns the first error of each key into one line; only a config that passes reaches `validate`, which
-then fills the defaults.
+then fills the defaults. Each named build is checked as it is merged (irdata/builds.py).
 """
 
 from __future__ import annotations
@@ -13,59 +14,17 @@ from pathlib import Path
 
 import yaml
 
-from .errors import StopError
+from .builds import SHARED_SECTIONS, BuildError, build_config, declared_builds
+from .config_mistakes import config_mistakes, has_path, shown
 
 # the config's sections, each with its own schema file (schemas/<section>.schema.yaml)
 CONFIG_SECTIONS = ("doubting", "annotation", "llm", "retrieval", "eval44b")
-
-
-class ConfigError(StopError, ValueError):
-    """A config that does not match its schema: the message is the whole report."""
 
 
 def _schema(schema_dir: Path, name: str) -> dict:
     # libyaml's loader where PyYAML has it: the schemas are read on every planning
     with open(schema_dir / f"{name}.schema.yaml", encoding="utf-8") as fh:
         return yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-
-
-def _key_path(parts) -> str:
-    return ".".join(str(p) if not isinstance(p, int) else f"[{p}]" for p in parts).replace(".[", "[")
-
-
-def has_path(data, parts) -> bool:
-    for part in parts:
-        if isinstance(data, dict) and part in data:
-            data = data[part]
-        elif isinstance(data, list) and isinstance(part, int) and part < len(data):
-            data = data[part]
-        else:
-            return False
-    return True
-
-
-def source_of(parts, config_files, overrides) -> str:
-    """Where the value at `parts` was given: `--config`, or the last config file that sets it."""
-    if overrides and has_path(overrides, parts):
-        return "--config"
-    for path in reversed(list(config_files)):
-        try:
-            with open(path, encoding="utf-8") as fh:
-                data = yaml.safe_load(fh)
-        except (OSError, yaml.YAMLError):
-            continue
-        if has_path(data, parts):
-            return _shown(path)
-    return "the config"
-
-
-def _shown(path) -> str:
-    """A config file as the user named it: relative to the working folder when it is inside."""
-    path = Path(path).absolute()
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
 
 
 def _describe(error) -> tuple[list, str]:
@@ -91,8 +50,6 @@ def _describe(error) -> tuple[list, str]:
 def config_errors(config: dict, schema_dir) -> list[tuple[list, str]]:
     """(key path, problem) of each key that does not match its schema: the top level's, or, when it is right,
     each section's. Empty when the config is valid."""
-    from .builds import SHARED_SECTIONS, BuildError, build_config, declared_builds
-
     schema_dir = Path(schema_dir)
     checks = [((), _schema(schema_dir, "config"), config)]
     # `doubting` holds the builds' shared defaults: each build is checked, merged (irdata/builds.py)
@@ -118,8 +75,6 @@ def config_errors(config: dict, schema_dir) -> list[tuple[list, str]]:
 def build_key_path(config: dict, parts: list) -> list:
     """A build's key path (`builds.<name>.<key>`) as the config sets it: a key the build leaves to the shared
     settings is `doubting`'s, or the shared section's for `annotation` and `retrieval` keys."""
-    from .builds import SHARED_SECTIONS
-
     rest = parts[2:]
     shared = rest if rest and rest[0] in SHARED_SECTIONS else ["doubting", *rest]
     if has_path(config, parts) or not has_path(config, shared):
@@ -141,13 +96,6 @@ def _errors(checks, stop_at_first_section=False) -> list[tuple[list, str]]:
     return found
 
 
-def files_by_precedence(loaded, command_line) -> list:
-    """Snakemake's config files, the one that wins last: the Snakefile's `configfile:` first, then each
-    `--configfile` in the order given (Snakemake lists the command line's first)."""
-    command_line = list(command_line)
-    return [f for f in loaded if f not in command_line] + command_line
-
-
 def yaml_mistake(path) -> str | None:
     """What makes the YAML file `path` unreadable, naming its file, line and column; None when it reads."""
     try:
@@ -155,26 +103,12 @@ def yaml_mistake(path) -> str | None:
             yaml.safe_load(fh)
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
-        where = f"{_shown(path)}, line {mark.line + 1}, column {mark.column + 1}" if mark else _shown(path)
+        where = f"{shown(path)}, line {mark.line + 1}, column {mark.column + 1}" if mark else shown(path)
         tabs = "; indent with spaces: YAML takes no tabs" if "'\\t'" in str(error.problem) else ""
         return f"{where}: not valid YAML: {error.problem or error.context}{tabs}"
     except (yaml.YAMLError, UnicodeDecodeError) as error:
-        return f"{_shown(path)}: not valid YAML: {error}"
+        return f"{shown(path)}: not valid YAML: {error}"
     return None
-
-
-def config_mistakes(found, config_files=(), overrides=None) -> ConfigError:
-    """The ConfigError that names, for each (key path, problem) of `found`, the key, the problem and the file
-    (`config_files` in precedence order, or `--config` for `overrides`) that set it: a few lines, whichever check
-    found the mistakes (the schemas here; the workflow's own names and modes where it plans)."""
-    overrides = dict(overrides or {})
-    lines = []
-    for parts, problem in found:
-        where = source_of(parts, config_files, overrides)
-        lines.append(f"  {_key_path(parts) or '(top level)'}: {problem} (in {where})")
-    noun = "mistake" if len(lines) == 1 else "mistakes"
-    return ConfigError(f"Config {noun} (schemas/ say what each key takes; README 'Config reference'):\n"
-                       + "\n".join(lines))
 
 
 def check_config(config: dict, schema_dir, config_files=(), overrides=None) -> None:

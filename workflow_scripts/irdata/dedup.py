@@ -1,4 +1,4 @@
-"""Train-query dedup of the Doubting MS MARCO card.
+"""Train-query dedup of a Doubting build (its card says what it removed).
 
 Texts are compared under one rule (irdata/query_text.py: format characters removed, Unicode NFKC, case folding,
 punctuation removed, whitespace collapsed). A train query whose text equals a held-out query's (irdata/heldout.py:

@@ -18,7 +18,7 @@ from pathlib import Path
 import yaml
 
 from .builds import build_doubting, declared_builds, name_defaults
-from .config_check import ConfigError, has_path
+from .config_mistakes import ConfigError, has_path
 from .sources import source_of
 from .sources.msmarco import RAW_FILE_KEYS
 

@@ -78,7 +78,7 @@ def write_html(path, title: str, body: str) -> None:
                             f"<style>{STYLE}</style></head><body><h3>{html.escape(title)}</h3>{body}</body></html>\n")
 
 
-# -- Doubting MS MARCO ---------------------------------------------------------------------------
+# -- A Doubting build ---------------------------------------------------------------------------
 
 def origin_name(split: str, origin: str) -> str:
     """An origin of a split's graded pairs as its counts are: a dev official positive that the agent proposed too
@@ -430,7 +430,7 @@ def eval44b_report(*, results, arms, figure) -> list[dict]:
     return results
 
 
-# -- Downstream comparison (Doubting MS MARCO) ----------------------------------------------------
+# -- A Doubting build's downstream comparison --------------------------------------------------
 
 DOWNSTREAM_MODELS = ("base", "official", "release")
 

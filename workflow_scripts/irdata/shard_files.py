@@ -1,4 +1,4 @@
-"""The per-shard files of Doubting MS MARCO: where they live and what they hold, declared once.
+"""The per-shard files of a Doubting build: where they live and what they hold, declared once.
 
 The LLM stages write them (annotate/), `assemble` reads them (doubting/intermediate.py checks every
 rule below), the rules wire them (rules/annotate.smk, rules/package.smk). Per split (`train`, `dev`)
@@ -66,15 +66,6 @@ WRITTEN_BY = {"agent": "agent_search", "grades": "grade", "answers": "generate_a
 def rule_splits(rule: str) -> list[str]:
     """The splits an LLM rule runs on."""
     return [split for split, kinds in SPLIT_FILES.items() if any(WRITTEN_BY[k] == rule for k in kinds)]
-
-
-def llm_job_patterns(rule: str) -> dict[str, str]:
-    """The `job` (journal name) and `retry_state` (under the work folder) of a per-shard LLM rule's jobs, as
-    patterns of its wildcards; a rule that runs on one split has no {split} wildcard."""
-    splits = rule_splits(rule)
-    split = "{split}" if len(splits) > 1 else splits[0]
-    return {"job": f"{{build}}-{rule}-{split}-{{shard}}",
-            "retry_state": "doubting/{build}/" + LAYOUT["retry"].format(rule=rule, split=split, shard="{shard}")}
 
 
 def shard_name(i: int) -> str:

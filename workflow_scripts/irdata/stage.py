@@ -26,8 +26,9 @@ class Stage:
     prompts: Callable[..., dict[str, str]] = no_prompts  # (config, **wildcards) -> {name: template path}
     # an LLM job's journal name (`job` param), a pattern of the rule's wildcards, e.g. "grade-{split}-{shard}"
     job: str | None = None
-    # where an LLM job records whether its last run left retryable failures (`retry_state` param, under the
-    # work folder; its `retry` param is the generation read from it: irdata/annotate/common.py)
+    # where an LLM job records whether its last run left retryable failures (`retry_state` param, a pattern of the
+    # rule's wildcards from irdata/layout.py; its `retry` param is the generation read from it:
+    # irdata/annotate/retry.py)
     retry_state: str | None = None
 
 

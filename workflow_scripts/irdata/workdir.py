@@ -13,8 +13,6 @@ from pathlib import Path
 
 from .sources import file_keys
 
-# the working folder's intermediate files, relative to it
-WORK = "work"
 # the config's input files and folders, as key paths (a list value holds several): a build's source's are those of
 # every source (irdata/sources/), whichever it reads
 CONFIG_INPUTS = (

@@ -1,1 +1,1 @@
-"""The LLM stages of Doubting MS MARCO: agent search, grading, answer generation and WOOD."""
+"""The LLM stages of a Doubting build: agent search, grading, answer generation and WOOD."""

@@ -93,9 +93,6 @@ def agent_tools(budget: AgentBudget, id_chars: int | None) -> list[dict]:
     return tools
 
 
-AGENT_TASK = {"text": "prompts/agent_task.txt", "native": "prompts/agent_task_native.txt"}
-
-
 @dataclass(frozen=True)
 class AgentBudget:
     """annotation.agent.<split> (schemas/annotation.schema.yaml holds the defaults and meanings)."""

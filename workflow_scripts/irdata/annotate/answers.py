@@ -18,10 +18,8 @@ from ..shard_files import ANSWERS_SCHEMA
 from .common import Failures, LLMJob, finish_job, read_parquet_frame, run_with_client
 from .passages import TextStore
 
-ANSWER_PASSAGES = 3
 
-
-def answer_passages(agent: pd.DataFrame, grades: pd.DataFrame, n: int = ANSWER_PASSAGES) -> dict[str, list[str]]:
+def answer_passages(agent: pd.DataFrame, grades: pd.DataFrame, n: int) -> dict[str, list[str]]:
     """Per query, the (up to) n proposals the answer is written from."""
     graded = agent.merge(grades[grades["origin"] == "agent"][["query_id", "passage_id", "grade"]],
                          on=["query_id", "passage_id"], how="left")

@@ -29,9 +29,6 @@ from .common import Failures, LLMJob, finish_job, run_with_client
 from .grading import _counts, grade_pairs
 from .passages import TextStore
 
-# the keys of doubting.audit the grading reads (the runs are audit_ranking's)
-AUDIT_KEYS = ("qrels", "queries", "grades_from", "grading", "per_grade", "seed", "missing_passages")
-
 
 def audit_pairs(qrels_path, queries: TextStore, passages, per_grade: int | None, seed: int,
                 missing_passages: str) -> tuple[pd.DataFrame, dict]:

@@ -127,7 +127,7 @@ def finish_job(job: LLMJob, path, stage: str, client, failures: Failures, **summ
     log.info("%s: %d %s, %d failed %s; llm calls %d, journal hits %d, retries %d", stage, failures.total,
              failures.units, failures.failed, dict(sorted(failures.by_kind.items())), client.stats.calls,
              client.stats.journal_hits, client.stats.retries)
-    record_retry_state(job.retry_state, job.generation, failures)
+    record_retry_state(job.retry_state, job.generation, failures.retryable, failures.by_kind)
 
 
 def write_llm_identity(*, identity, settings: dict, llm_config: dict) -> dict:

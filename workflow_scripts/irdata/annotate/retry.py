@@ -1,18 +1,14 @@
 """An LLM job's retry state: the `retry` param that reruns a job whose last run left retryable failures.
 
-Planning reads it for every LLM job (irdata/stages.py), so this module imports nothing heavy.
+Planning reads it for every LLM job (irdata/stage_registry.py), so this module imports nothing heavy.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..atomic import write_json_atomic
 from ..json_files import read_json
-
-if TYPE_CHECKING:
-    from .common import Failures
 
 
 def retry_generation(path) -> int:
@@ -24,11 +20,11 @@ def retry_generation(path) -> int:
     return state["generation"] + (1 if state["retryable"] else 0)
 
 
-def record_retry_state(path, generation: int, failures: Failures) -> None:
-    """After a job: the generation it ran as and whether it left failures that a rerun would retry."""
+def record_retry_state(path, generation: int, retryable: int, by_kind: dict) -> None:
+    """After a job: the generation it ran as and how many of its failures (`by_kind`, counted by kind) a rerun would
+    retry (irdata.annotate.common.Failures)."""
     path = Path(path)
-    if generation == 0 and not failures.retryable:
+    if generation == 0 and not retryable:
         path.unlink(missing_ok=True)  # the common case leaves no file behind
         return
-    write_json_atomic(path, {"generation": generation, "retryable": failures.retryable,
-                             "by_kind": dict(failures.by_kind)})
+    write_json_atomic(path, {"generation": generation, "retryable": retryable, "by_kind": dict(by_kind)})

@@ -1,16 +1,31 @@
-"""What the LLM rules of Doubting MS MARCO read (irdata/stage.py): agent search, grading, answers, WOOD, the
+"""What the LLM rules of a Doubting build read (irdata/stage.py): agent search, grading, answers, WOOD, the
 model identity and the label audit; each LLM job's journal name and retry state."""
 
 from __future__ import annotations
 
 from ..grading_modes import audit_mode, grading_mode
+from ..layout import audit_retry_state, llm_retry_state
 from ..retrieval.stages import search_settings
-from ..shard_files import OFFICIAL_ROWS, llm_job_patterns
+from ..shard_files import OFFICIAL_ROWS, rule_splits
 from ..stage import Stage, canonical
-from .agent import AGENT_TASK
-from .answers import ANSWER_PASSAGES
-from .audit import AUDIT_KEYS
 from .common import llm_params
+
+# The settings' constants live here, not in the stages' modules: planning imports this module and none of those
+# (tests/unit/test_planning_imports.py).
+# the agent's task prompt by tool protocol: JSON examples for the text protocol
+AGENT_TASK = {"text": "prompts/agent_task.txt", "native": "prompts/agent_task_native.txt"}
+# how many of a query's best-graded passages an answer is generated from (irdata/annotate/answers.py)
+ANSWER_PASSAGES = 3
+# the keys of doubting.audit the grading reads (the runs are audit_ranking's)
+AUDIT_KEYS = ("qrels", "queries", "grades_from", "grading", "per_grade", "seed", "missing_passages")
+
+
+def llm_job_patterns(rule: str) -> dict[str, str]:
+    """The `job` (journal name) and `retry_state` of a per-shard LLM rule's jobs, as patterns of its wildcards; a
+    rule that runs on one split has no {split} wildcard."""
+    splits = rule_splits(rule)
+    split = "{split}" if len(splits) > 1 else splits[0]
+    return {"job": f"{{build}}-{rule}-{split}-{{shard}}", "retry_state": llm_retry_state(rule, split)}
 
 STAGES = (
     Stage(
@@ -54,7 +69,7 @@ STAGES = (
     Stage(
         name="audit_labels",
         job="{build}-audit_labels",
-        retry_state="doubting/{build}/retry/audit_labels.json",
+        retry_state=audit_retry_state(),
         settings=lambda config, **_: canonical({
             "llm": llm_params(config["llm"], "grade"), **{k: config["doubting"]["audit"][k] for k in AUDIT_KEYS},
             "mode": audit_mode(config).name}),

@@ -4,11 +4,11 @@ input checks, the query dedup, the label audit and the human audit, and the rele
 from __future__ import annotations
 
 from ..dedup import sample_settings
+from ..layout import WORK
 from ..llm.settings import CONNECTION_SETTINGS
 from ..retrieval.stages import search_settings
 from ..sources import SOURCES, source_of
 from ..stage import Stage, canonical
-from ..workdir import WORK
 from . import audit_ranking, baseline_run
 
 

@@ -19,7 +19,7 @@ def llm_rules() -> list[str]:
 
 def prompt_paths(stage_wiring, rules: list[str], build: str) -> list[str]:
     """The prompt files of every split of `rules` in a build, once each, sorted (`stage_wiring`:
-    irdata.stages.StageWiring)."""
+    irdata.stage_registry.StageWiring)."""
     return sorted({path for name in rules for split in rule_splits(name)
                    for path in stage_wiring.prompt_paths(name, {"split": split}, build)})
 

@@ -148,10 +148,10 @@ def card_section(result: dict | None) -> str:
              f"each collection with examples/evaluate.py. Evaluation sets: {sets}. The difference release - official "
              f"has a paired two-sided randomisation test over queries ({result['resamples']:,} resamples, seed "
              f"{result['seed']}) and a bootstrap 95% interval.")
-    models = ("The trained models are not in this package. The build keeps them in "
-              f"work/doubting/downstream/models/<base>/<arm>/ (sha256 of their files: {sums}; all in MANIFEST.json, "
-              "downstream.models); the workflow's `downstream` target rebuilds them, byte-identical on CPU with the "
-              "same settings (MANIFEST.json, downstream.settings).")
+    models = ("The trained models are not in this package. The build keeps them in its folder, "
+              f"work/doubting/<build>/downstream/models/<base>/<arm>/ (sha256 of their files: {sums}; all in "
+              "MANIFEST.json, downstream.models); the workflow's `downstream` target rebuilds them, byte-identical on "
+              "CPU with the same settings (MANIFEST.json, downstream.settings).")
     return "\n\n".join([_wrap(setup), md_table(header, table_rows(result)), _wrap(finding(result)), _wrap(models)])
 
 

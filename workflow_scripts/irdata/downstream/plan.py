@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib.util
 import os
 
-from ..config_check import ConfigError
+from ..config_mistakes import ConfigError
 from ..sources import source_of
 from .compare import OWN_SETS
 
@@ -55,7 +55,7 @@ def base_model_problem(name: str) -> str | None:
     name a folder of that name here or the model in the Hugging Face cache (sentence-transformers' cache folder
     when SENTENCE_TRANSFORMERS_HOME is set) under `sentence-transformers/<name>` or `<name>`, as
     sentence-transformers looks a bare name up."""
-    from ..retrieval.dense import PACKAGED_MODEL
+    from ..retrieval.packaged_model import PACKAGED_MODEL
 
     if name == PACKAGED_MODEL:
         if importlib.util.find_spec(PACKAGED_MODULE) is not None:

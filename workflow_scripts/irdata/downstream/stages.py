@@ -3,12 +3,10 @@ comparison. rules/downstream.smk only wires these."""
 
 from __future__ import annotations
 
+from ..layout import downstream_model_dir
 from ..retrieval.stages import DENSE_INDEX_KEYS, search_settings
 from ..stage import Stage, canonical
-from ..workdir import WORK
 
-DS = f"{WORK}/doubting/{{build}}/downstream"  # a pattern of the {build} wildcard
-RESULT = f"{DS}/downstream.json"  # the comparison: MANIFEST.json's `downstream`
 ARMS = ("release", "official")
 MODELS = ("base", *ARMS)  # what is evaluated: the base model and the two trained ones
 # what the evaluation's index reads of retrieval.dense: its kind by size, build and search parameters (the
@@ -26,11 +24,6 @@ def downstream(config: dict) -> dict:
 
 def enabled(config: dict) -> bool:
     return downstream(config)["enabled"]
-
-
-def model_dir(base: str, arm: str) -> str:
-    """The folder the downstream_train job of (base, arm) writes its model to."""
-    return f"{DS}/models/{base}/{arm}"
 
 
 def eval_sets(config: dict) -> list[dict]:
@@ -59,7 +52,7 @@ def train_settings(config: dict, dsbase: str) -> dict:
 def encode_settings(config: dict, dsbase: str, dsmodel: str) -> dict:
     """What irdata.retrieval.dense.encode_passages reads, with the model to evaluate."""
     ds = downstream(config)
-    return {"model": dsbase if dsmodel == "base" else model_dir(dsbase, dsmodel).replace("{build}", config["build"]),
+    return {"model": dsbase if dsmodel == "base" else downstream_model_dir(dsbase, dsmodel, config["build"]),
             "normalize": True, "max_seq_length": ds["max_length"], "batch_size": ds["batch_size"],
             "device": ds["device"] or "cpu", "threads": ds["threads"]}
 

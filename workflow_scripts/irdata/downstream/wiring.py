@@ -7,11 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..doubting.release_files import TREC_STRICT
+from ..layout import downstream_beir, downstream_encoded, downstream_model_dir
+from ..layout import training_report as _training_report
 from ..shards import size_shard_count
 from ..sources.beir import beir_paths
 from ..training.models import MODEL_FILES
 from .compare import OWN_SETS
-from .stages import ARMS, DS, MODELS, collections, eval_sets, model_dir
+from .stages import ARMS, MODELS, collections, eval_sets
 
 
 def beir_sets(config: dict) -> dict[str, dict]:
@@ -29,7 +31,7 @@ def beir_files(config: dict, dscoll: str) -> dict[str, str]:
 def store(dscoll: str, build: str, build_store: str) -> str:
     """The passage store a collection is encoded from: the build's own (the collection named as the build), or
     a BEIR set's as downstream_beir_inputs writes it."""
-    return build_store if dscoll == build else f"{DS}/beir/{dscoll}/passages.arrow"
+    return build_store if dscoll == build else downstream_beir(dscoll, "passages.arrow")
 
 
 def shard_count(config: dict, dscoll: str, build_source: str) -> int:
@@ -40,11 +42,11 @@ def shard_count(config: dict, dscoll: str, build_source: str) -> int:
 
 def model_files(dsbase: str, arm: str) -> list[str]:
     """The files downstream_train writes for (base, arm): a bi-encoder's."""
-    return [f"{model_dir(dsbase, arm)}/{name}" for name in MODEL_FILES["bi_encoder"]]
+    return [f"{downstream_model_dir(dsbase, arm)}/{name}" for name in MODEL_FILES["bi_encoder"]]
 
 
 def training_report(dsbase: str, arm: str) -> str:
-    return f"{model_dir(dsbase, arm)}.train.json"
+    return _training_report(downstream_model_dir(dsbase, arm))
 
 
 def model_inputs(dsbase: str, dsmodel: str) -> dict:
@@ -56,8 +58,7 @@ def model_inputs(dsbase: str, dsmodel: str) -> dict:
 
 def encoded(dsbase: str, dsmodel: str, dscoll: str, shards: int, ext: str) -> list[str]:
     """A model's encoded shards of a collection (`ext`: npy or json)."""
-    folder = f"{DS}/encoded/{dsbase}/{dsmodel}/{dscoll}"
-    return [f"{folder}/{i:04d}.{ext}" for i in range(shards)]
+    return [downstream_encoded(dsbase, dsmodel, dscoll, i, ext) for i in range(shards)]
 
 
 def qrels_sets(config: dict, dscoll: str, assembled: str, official_qrels: str) -> dict[str, tuple[str, int]]:
@@ -66,7 +67,7 @@ def qrels_sets(config: dict, dscoll: str, assembled: str, official_qrels: str) -
     the BEIR set's."""
     if dscoll == config["build"]:
         return {OWN_SETS[0]: (f"{assembled}/{TREC_STRICT}", 2), OWN_SETS[1]: (official_qrels, 1)}
-    return {beir_sets(config)[dscoll]["name"]: (f"{DS}/beir/{dscoll}/qrels.trec", 1)}
+    return {beir_sets(config)[dscoll]["name"]: (downstream_beir(dscoll, "qrels.trec"), 1)}
 
 
 def qrels_grades(sets: dict[str, tuple[str, int]]) -> dict[str, int]:
@@ -77,7 +78,7 @@ def qrels_grades(sets: dict[str, tuple[str, int]]) -> dict[str, int]:
 def evaluate_inputs(config: dict, dsbase: str, dsmodel: str, dscoll: str, dev_queries: str,
                     sets: dict[str, tuple[str, int]]) -> dict:
     """downstream_evaluate's named inputs: the collection's queries, each qrels set, the model's files."""
-    queries = dev_queries if dscoll == config["build"] else f"{DS}/beir/{dscoll}/queries.tsv"
+    queries = dev_queries if dscoll == config["build"] else downstream_beir(dscoll, "queries.tsv")
     return {"queries": queries, **{name: path for name, (path, _) in sets.items()}, **model_inputs(dsbase, dsmodel)}
 
 

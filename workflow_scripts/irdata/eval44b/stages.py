@@ -8,11 +8,10 @@ subset are spelled once here or in the retrieval layer (irdata/retrieval/stages.
 from __future__ import annotations
 
 from ..annotate.common import llm_params
+from ..layout import eval44b_model_dir, eval44b_retry_state
 from ..retrieval.stages import dense_index_settings, encode_settings, search_settings
 from ..stage import Stage, canonical
-from ..workdir import WORK
 
-E44 = f"{WORK}/eval44b"
 FINETUNE_KINDS = ("cross_encoder", "bi_encoder")
 # the fine-tuned arms and the kind of model each scores with
 FINETUNED_ARMS = {"finetuned_cross_encoder": "cross_encoder", "finetuned_bi_encoder": "bi_encoder"}
@@ -29,11 +28,6 @@ def card_settings(e44: dict) -> dict:
     """What the card and croissant.json say the release is (CARD_KEYS), and its folder, from which a card
     not on the Hub loads the build."""
     return {**{key: e44[key] for key in CARD_KEYS}, "folder": e44["release"]}
-
-
-def model_dir(kind: str) -> str:
-    """The folder a fine-tune writes its model to (the fine-tuned arm's `model` setting)."""
-    return f"{E44}/models/{kind}"
 
 
 def arms(config: dict) -> list[str]:
@@ -96,11 +90,11 @@ def _arm_own(config: dict, arm: str) -> dict:
         return {"kind": arm, "bm25": retrieval["bm25"], "dense": retrieval["dense"], "rrf_k": retrieval["rrf_k"]}
     if arm == "finetuned_cross_encoder":
         return {"kind": "cross_encoder", "cross_encoder": {
-            "model": model_dir("cross_encoder"), "max_length": finetune["cross_encoder"]["max_length"],
+            "model": eval44b_model_dir("cross_encoder"), "max_length": finetune["cross_encoder"]["max_length"],
             "batch_size": finetune["batch_size"]}}
     if arm == "finetuned_bi_encoder":
         return {"kind": "dense", "dense": {
-            **retrieval["dense"], "model": model_dir("bi_encoder"),
+            **retrieval["dense"], "model": eval44b_model_dir("bi_encoder"),
             "max_seq_length": finetune["bi_encoder"]["max_length"], "batch_size": finetune["batch_size"]}}
     if arm == "llm":
         # the LLM settings that change answers; the arm reads only the connection settings from the config
@@ -161,7 +155,7 @@ STAGES = (
     *(_fine_tune_stage(kind) for kind in FINETUNE_KINDS),
     # the LLM arm's `retry` param goes up after a run that left retryable failures, so a plain rerun retries
     # exactly its failed calls (irdata/annotate/retry.py); no other arm writes a retry state
-    Stage(name="score_arms", retry_state="eval44b/retry/score_arms/{e44arm}.json",
+    Stage(name="score_arms", retry_state=eval44b_retry_state(),
           settings=lambda config, e44arm, **_: canonical(arm_settings(config, e44arm)),
           prompts=lambda config, e44arm, **_: {"pair": ARM_PROMPT} if e44arm == "llm" else {}),
     Stage(name="package_44b", settings=lambda config, **_: canonical(package_settings(config))),

@@ -4,17 +4,27 @@ the per-split files. Plain functions of the config, so that the rules only name 
 from __future__ import annotations
 
 from ..doubting.release_code import ReleaseCode, release_code
-from ..retrieval.layout import index_dir, index_files
+from ..layout import (
+    PAPERS44B,
+    eval44b_file,
+    eval44b_mined,
+    eval44b_miner_index,
+    eval44b_model_dir,
+    eval44b_queries,
+    index_dir,
+    index_files,
+)
+from ..layout import (
+    training_report as _training_report,
+)
 from ..training.models import MODEL_FILES
 from .release_files import RELEASE_FILES
-from .stages import ARM_PROMPT, E44, FINETUNED_ARMS, miner_has_own_index, model_dir
+from .stages import ARM_PROMPT, FINETUNED_ARMS, miner_has_own_index
 
-# the release as package_44b stages it, by output name
-STAGED = f"{E44}/release"
-MINER_KINDS = ("bm25", "dense")
 # the release's code (irdata/doubting/release_code.py): the rule scripts of the 44b Eval build, with the papers44b
 # collection's store and indexes, and the modules they import (the Doubting scripts are not: editing them changes
-# nothing here); its other files, relative to the workflow folder (the config is recorded in manifest.json's `config`)
+# nothing here; every script rules/eval44b.smk names is here: tests/unit/test_release_scripts.py); its other files,
+# relative to the workflow folder (the config is recorded in manifest.json's `config`)
 CODE = ReleaseCode(
     scripts=("split_papers", "select_queries", "papers_store", "index_bm25", "encode_passages", "index_dense",
              "index_44b_miner", "mine_negatives", "fine_tune_44b", "score_arms", "package_44b", "publish_44b"),
@@ -24,22 +34,19 @@ CODE = ReleaseCode(
 
 
 def staged_release() -> dict[str, str]:
-    return {name: f"{STAGED}/{file}" for name, file in RELEASE_FILES.items()}
-
-
-def miner_own_index_dir(kind: str) -> str:
-    """The folder of a miner's own index (rule index_44b_miner_<kind>)."""
-    return f"{E44}/miners/{kind}"
+    """The release as package_44b stages it, by output name."""
+    return {name: f"{eval44b_file('staged')}/{file}" for name, file in RELEASE_FILES.items()}
 
 
 def miner_own_index_files(kind: str) -> list[str]:
-    return index_files(miner_own_index_dir(kind), kind)
+    """The files of a miner's own index (rule index_44b_miner_<kind>)."""
+    return index_files(eval44b_miner_index(kind), kind)
 
 
 def miner_index_dir(config: dict, kind: str) -> str:
     """The index a miner searches: the shared papers44b one when its settings are the retrieval section's,
     else its own."""
-    return miner_own_index_dir(kind) if miner_has_own_index(config, kind) else index_dir("papers44b", kind)
+    return eval44b_miner_index(kind) if miner_has_own_index(config, kind) else index_dir(PAPERS44B, kind)
 
 
 def miner_index_files(config: dict, kind: str) -> list[str]:
@@ -47,12 +54,12 @@ def miner_index_files(config: dict, kind: str) -> list[str]:
 
 
 def model_files(kind: str) -> list[str]:
-    """The files a fine-tune of `kind` writes (work/eval44b/models/<kind>/)."""
-    return [f"{model_dir(kind)}/{name}" for name in MODEL_FILES[kind]]
+    """The files a fine-tune of `kind` writes (irdata.layout.eval44b_model_dir)."""
+    return [f"{eval44b_model_dir(kind)}/{name}" for name in MODEL_FILES[kind]]
 
 
 def training_report(kind: str) -> str:
-    return f"{model_dir(kind)}.train.json"
+    return _training_report(eval44b_model_dir(kind))
 
 
 def arm_model_inputs(arm: str) -> dict:
@@ -63,13 +70,13 @@ def arm_model_inputs(arm: str) -> dict:
 
 def query_files(splits) -> dict[str, str]:
     """select_queries' query file of each split, by split."""
-    return {split: f"{E44}/queries/{split}.jsonl" for split in splits}
+    return {split: eval44b_queries(split) for split in splits}
 
 
 def mined_files(splits) -> dict[str, str]:
     """mine_negatives' rows and report of each split, as package_44b's inputs `mined_<split>`, `report_<split>`."""
-    return {**{f"mined_{split}": f"{E44}/mined/{split}.jsonl" for split in splits},
-            **{f"report_{split}": f"{E44}/mined/{split}.report.json" for split in splits}}
+    return {**{f"mined_{split}": eval44b_mined(split) for split in splits},
+            **{f"report_{split}": eval44b_mined(split, report=True) for split in splits}}
 
 
 def code_record(root, config: dict) -> dict:

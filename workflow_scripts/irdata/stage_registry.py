@@ -1,6 +1,6 @@
-"""Every rule that reads settings declares them in a Stage spec (irdata/stage.py) in its family's stages
-module (irdata/<family>/stages.py: annotate, doubting, retrieval, downstream, eval44b); here they are, by
-rule name, and the wiring that turns them into each job's params and prompt inputs.
+"""The stage registry: every rule that reads settings declares them in a Stage spec (irdata/stage.py) in its
+family's stages module (irdata/<family>/stages.py: annotate, doubting, retrieval, downstream, eval44b); here they
+are, by rule name, and the wiring that turns them into each job's params and prompt inputs.
 A rule gets all its params from one call, `stage_params(<rule>)` (rules/common.smk): `settings` (its Stage's),
 `code` (the code identity of the script the rule names, its modules and prompts: irdata/code_identity.py), and for
 an LLM job `job`, `retry_state` and `retry`. A rule without a Stage reads no settings and gets `code` alone.
@@ -24,7 +24,7 @@ from .downstream import stages as downstream_stages
 from .eval44b import stages as eval44b_stages
 from .retrieval import stages as retrieval_stages
 from .stage import Stage
-from .workdir import WORK, workflow_file
+from .workdir import workflow_file
 
 STAGES: dict[str, Stage] = {s.name: s for s in (
     *doubting_stages.STAGES, *retrieval_stages.STAGES, *annotate_stages.STAGES, *downstream_stages.STAGES,
@@ -116,7 +116,7 @@ class StageWiring:
         if stage.job:
             params["job"] = stage.job
         if stage.retry_state:
-            state = f"{WORK}/{stage.retry_state}"
+            state = stage.retry_state
             params["retry_state"] = state
             params["retry"] = (lambda wildcards: retry_generation(state.format(**dict(wildcards.items())))) \
                 if "{" in state else retry_generation(state)
