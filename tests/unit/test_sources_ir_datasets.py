@@ -211,3 +211,19 @@ def test_an_ir_datasets_build_plans_in_a_copy_of_the_repository(tmp_path, monkey
                                     check=False)
     assert proc.returncode != 0
     assert "builds.scifact.source.dev_id: 'beir/scifact/tset' is no ir_datasets id" in proc.stdout + proc.stderr
+
+
+def test_planning_sizes_the_encoding_from_the_docs_file_and_reads_the_train_qrels_lazily(tmp_path):
+    from irdata.downstream.plan import training_query_problem
+
+    ids = register_local(tmp_path / "files", DOCS, SPLITS)
+    doubting = {"source": source(ids)}
+    # the docs' file as ir_datasets names it, without a pass over the docs
+    assert IR_DATASETS.size_path(doubting) == str(tmp_path / "files/docs.tsv")
+    name, relevances = IR_DATASETS.train_qrels(doubting)
+    assert name == f"ir_datasets:{ids['train']}" and list(relevances) == [1, 0, 2]
+    assert training_query_problem(doubting) is None
+    unjudged = register_local(tmp_path / "unjudged", DOCS, {**SPLITS, "train": (SPLITS["train"][0], [("t1", "p1", 0)])})
+    assert training_query_problem({"source": source(unjudged)}) == (
+        f"the train qrels ir_datasets:{unjudged['train']} hold no positive pair (relevance 1 or more), so no train "
+        "query has the official positive both arms train on: the comparison can have no training query")
