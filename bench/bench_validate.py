@@ -24,7 +24,7 @@ INPUTS = ["queries.train.tsv", "qrels.train.tsv", "queries.dev.small.tsv", "qrel
 
 def validate(collection, store):
     from irdata.heldout import Source
-    from irdata.msmarco_inputs import validate_msmarco_inputs
+    from irdata.sources.msmarco import validate_msmarco_inputs
 
     heldout = [Source("dev_queries", str(DEMO / "queries.dev.small.tsv")),
                Source("heldout_queries[0]", str(DEMO / "queries.test.tsv"))]

@@ -110,7 +110,7 @@ def tsv_text_store(path):
     """The passage store's named baseline: the collection TSV parsed whole into a TextStore, as the LLM
     jobs held it before the store."""
     from irdata.annotate.passages import TextStore
-    from irdata.msmarco_inputs import read_collection
+    from irdata.sources.msmarco import read_collection
 
     table = read_collection(path)
     return TextStore(table.column("passage_id"), table.column("text"))

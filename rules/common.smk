@@ -11,7 +11,6 @@ sys.path.insert(0, str(Path(workflow.basedir) / "workflow_scripts"))
 from snakemake.common import overwrite_function_params
 
 from irdata.logs import TRACEBACK_ENV as _TRACEBACK_ENV
-from irdata.beir_inputs import source_input_paths as _source_input_paths
 from irdata.doubting import wiring as _doubting
 from irdata.doubting.human_audit import sheet_inputs as _human_audit_sheet_inputs
 from irdata.doubting.release_code import release_code as _release_code
@@ -32,10 +31,6 @@ from irdata.frozen import (
     publication_lines as _publication_lines,
     release_notices as _release_notices,
     release_problems as _release_problems,
-)
-from irdata.heldout import (
-    msmarco_heldout_files as _msmarco_heldout_files,
-    train_heldout_conflicts as _train_heldout_conflicts,
 )
 from irdata.layout import (
     PAPERS44B,
@@ -63,6 +58,11 @@ from irdata.layout import (
 )
 from irdata.layout import shard_paths as _shard_paths
 from irdata.shards import size_shard_count as _size_shard_count
+from irdata.sources import (
+    SOURCES as INPUT_SOURCES,
+    source_of as _source_of,
+    train_heldout_conflicts as _train_heldout_conflicts,
+)
 from irdata.stage_registry import StageWiring
 from irdata.workdir import resolve_config_inputs, workflow_file as _workflow_file
 from irdata.doubting.release_files import DATA_FILES as _DS_DATA_FILES
@@ -115,7 +115,8 @@ if _missing:
         "named first:\n  " + "\n  ".join(_missing)
     )
 # A held-out query file that is the train queries' file (or a copy of it) stops the planning too, naming both keys
-# (irdata/heldout.py; the input check refuses a held-out file holding every train query under another name)
+# (irdata/heldout.py, each build's source: irdata/sources/; the input check refuses a held-out file holding every
+# train query under another name)
 _conflicts = _train_heldout_conflicts(BUILDS, Path.cwd())
 if _conflicts:
     raise WorkflowError(
@@ -209,22 +210,18 @@ STAGE = StageWiring(config, workflow.basedir, _rule_script, builds=BUILDS)
 DOUBTING_IDS = build_files(("train_collection", "train_excluded", "dev_all"))
 
 
-# The input source (doubting.source): MS MARCO-format files, or a BEIR folder (irdata/beir_inputs.py)
-def is_beir(doubting):
-    return doubting["source"]["format"] == "beir"
-
-
-# the train and dev query files of a BEIR build as its input check writes them
-BEIR_QUERIES = {"train": build_file("train_queries"), "dev": build_file("dev_queries")}
+# the train and dev query files of a build as its input check writes them, where its source (doubting.source.format,
+# irdata/sources/) reads other inputs than query files as named (a BEIR folder, ir_datasets ids)
+CHECKED_QUERIES = build_files(("train_queries", "dev_queries"))
 
 
 def build_queries(build):
-    """The train and dev query files every later stage of a build reads: MS MARCO's as given, a BEIR folder's as
-    its input check wrote them (the held-out queries: DOUBTING_CHECKED)."""
+    """The train and dev query files every later stage of a build reads: as the config names them, or as its input
+    check wrote them (the held-out queries: DOUBTING_CHECKED)."""
     doubting = BUILDS[build]["doubting"]
-    if is_beir(doubting):
-        return {split: path.format(build=build) for split, path in BEIR_QUERIES.items()}
-    return {"train": doubting["train_queries"], "dev": doubting["dev_queries"]}
+    return _source_of(doubting).query_files(doubting) or {
+        split: CHECKED_QUERIES[f"{split}_queries"].format(build=build) for split in ("train", "dev")
+    }
 
 
 def queries(split):
@@ -233,7 +230,7 @@ def queries(split):
 
 
 DOUBTING_INPUTS_REPORT = build_file("inputs_report")
-# the inputs as the input check (validate_msmarco_inputs or validate_beir_inputs) checked them: what every later stage reads instead of the raw
+# the inputs as the input check (validate_<format>_inputs) checked them: what every later stage reads instead of the raw
 # files (qrels minus the rows dropped per doubting.qrels_missing_passages; answers of the dev queries
 # only, as JSON lines, whatever format doubting.dev_answers has; every held-out query with its source,
 # irdata/heldout.py)
@@ -292,11 +289,11 @@ BUILD_STORE = store("{build}")
 
 def _collection_source(name):
     """A file that exists when the DAG is built and bounds the collection's size: the number of encoding jobs
-    is known then (the 44b papers.tsv is written from the raw papers file)."""
+    is known then (the 44b papers.tsv is written from the raw papers file; a build's: its source's size_path)."""
     if name == PAPERS44B:
         return config["eval44b"]["papers"]
     doubting = BUILDS[name]["doubting"]
-    return f"{doubting['source']['folder']}/corpus.jsonl" if is_beir(doubting) else doubting["collection"]
+    return _source_of(doubting).size_path(doubting)
 
 
 COLLECTION_SOURCES = {name: _collection_source(name) for name in COLLECTIONS}
@@ -407,22 +404,10 @@ def ds_evaluate_inputs(wildcards):
 
 # The input checks, the release and the report of a build (rules/queries.smk, package.smk, report.smk; the
 # targets in the Snakefile)
-def raw_inputs(wildcards):
-    return _source_input_paths(build_config(wildcards))
-
-
-def msmarco_inputs(wildcards):
+def source_inputs(wildcards):
+    """The named input files of the job's build's input check (its source's rule_inputs)."""
     doubting = build_doubting(wildcards)
-    return {
-        "collection": doubting["collection"],
-        "train_queries": doubting["train_queries"],
-        "raw_train_qrels": doubting["train_qrels"],
-        "dev_queries": doubting["dev_queries"],
-        "raw_dev_qrels": doubting["dev_qrels"],
-        "raw_dev_answers": doubting["dev_answers"],
-        # the dev queries, the listed files and the audit's queries (irdata/heldout.py)
-        "raw_heldout_queries": [source.file for source in _msmarco_heldout_files(doubting)],
-    }
+    return _source_of(doubting).rule_inputs(doubting)
 
 
 def human_audit_sheet_inputs(wildcards):

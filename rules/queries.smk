@@ -1,60 +1,41 @@
 # Doubting, first stages of every build: validate the raw inputs, dedup train queries, shard queries.
 
-# The raw input files a build names are in its input check's settings (irdata/msmarco_inputs.py,
-# irdata/beir_inputs.py), so that naming other files reruns the check, and stage_release checks them against
-# the check's record (checked.json).
+# The raw inputs a build names are in its input check's settings (irdata/sources/), so that naming other inputs
+# reruns the check, and stage_release checks them against the check's record (checked.json).
 DOUBTING_INPUTS_CHECKED = build_file("inputs_checked")
 
 
-# One input check per source format (doubting.source.format), each writing the same checked files; each
-# build's check is the rule of its format.
-rule validate_beir_inputs:
-    input:
-        raw_inputs=raw_inputs,
-    output:
-        **DOUBTING_CHECKED,
-        train_queries=BEIR_QUERIES["train"],
-        dev_queries=BEIR_QUERIES["dev"],
-        report=DOUBTING_INPUTS_REPORT,
-        checked=DOUBTING_INPUTS_CHECKED,
-        store=BUILD_STORE,  # the corpus, with its titles, as the passage store
-    log:
-        logs("validate_beir_inputs/{build}.log"),
-    benchmark:
-        benchmarks("validate_beir_inputs/{build}.tsv")
-    wildcard_constraints:
-        build=builds_where(is_beir),
-    priority: 100
-    conda:
-        "../envs/core.yaml"
-    params:
-        **stage_params("validate_beir_inputs"),
-    script:
-        "../workflow_scripts/validate_beir_inputs.py"
+# One input check per source format (doubting.source.format, irdata/sources/), each writing the same checked files
+# (and the train and dev query files where its source reads no query files as named); each build's check is the
+# rule of its format. Input checks run before anything else, so bad input fails before an expensive job starts. They
+# share one script, which runs the check of its rule's source: Snakemake reads a script's path again when the job
+# runs, after this loop has moved on.
+for _source in INPUT_SOURCES.values():
 
-
-rule validate_msmarco_inputs:
-    input:
-        unpack(msmarco_inputs),
-    output:
-        **DOUBTING_CHECKED,
-        report=DOUBTING_INPUTS_REPORT,
-        checked=DOUBTING_INPUTS_CHECKED,
-        store=BUILD_STORE,  # the collection as the passage store every later stage reads
-    log:
-        logs("validate_msmarco_inputs/{build}.log"),
-    benchmark:
-        benchmarks("validate_msmarco_inputs/{build}.tsv")
-    wildcard_constraints:
-        build=builds_where(lambda doubting: not is_beir(doubting)),
-    # Input checks run before anything else, so bad input fails before an expensive job starts.
-    priority: 100
-    conda:
-        "../envs/core.yaml"
-    params:
-        **stage_params("validate_msmarco_inputs"),
-    script:
-        "../workflow_scripts/validate_msmarco_inputs.py"
+    rule:
+        name:
+            _source.rule
+        input:
+            unpack(source_inputs),
+        output:
+            **DOUBTING_CHECKED,
+            **(CHECKED_QUERIES if _source.writes_queries else {}),
+            report=DOUBTING_INPUTS_REPORT,
+            checked=DOUBTING_INPUTS_CHECKED,
+            store=BUILD_STORE,  # the collection, with its titles where it has them, as the passage store
+        log:
+            logs(f"{_source.rule}/{{build}}.log"),
+        benchmark:
+            benchmarks(f"{_source.rule}/{{build}}.tsv")
+        wildcard_constraints:
+            build=builds_where(lambda doubting, source=_source: _source_of(doubting) is source),
+        priority: 100
+        conda:
+            f"../envs/{_source.env}.yaml"
+        params:
+            **stage_params(_source.rule),
+        script:
+            "../workflow_scripts/validate_inputs.py"
 
 
 rule dedup_train_queries:

@@ -207,6 +207,9 @@ def test_the_card_names_the_held_out_sources_and_the_text_rule(released):
     manifest = manifest_of(released)
     manifest["counts"]["train"]["heldout_sources"].append({"key": "audit.queries", "file": "a.tsv", "queries": 2})
     inputs = json.loads((Work(released / "w").base / "inputs.json").read_text())
+    manifest["config"]["doubting"]["source"] = {"format": "beir", "folder": "beir", "train_split": "train",
+                                                "dev_split": "test", "heldout_queries": []}
+    manifest["config"]["annotation"]["grading"]["dev"] = "query_only"  # a BEIR build's: it has no answers
     beir = {**inputs, "format": "beir", "heldout_sources": [
         {"keys": ["source.dev_split"], "file": "beir/qrels/test.tsv", "queries": 3},
         {"keys": ["source.folder"], "file": "beir/qrels/Dev.tsv.gz", "queries": 1}]}
@@ -217,6 +220,29 @@ def test_the_card_names_the_held_out_sources_and_the_text_rule(released):
             "source.heldout_queries lists, each query under the first source holding it: `source.dev_split`: "
             "beir/qrels/test.tsv (3 queries); `source.folder`: beir/qrels/Dev.tsv.gz (1 query)." in text)
 
+
+
+def test_an_ir_datasets_build_card_names_its_ids_and_joins_with_ir_datasets(released):
+    """A build read through ir_datasets (irdata/sources/ir_datasets.py): its card names the ids it was built from,
+    its held-out ids, and joins texts with ir_datasets rather than with files."""
+    manifest = manifest_of(released)
+    inputs = json.loads((Work(released / "w").base / "inputs.json").read_text())
+    manifest["config"]["doubting"]["ids_refer_to"] = "collection"
+    manifest["config"]["doubting"]["source"] = {
+        "format": "ir_datasets", "docs_id": None, "train_id": "beir/scifact/train", "dev_id": "beir/scifact/test",
+        "heldout_ids": ["beir/scifact/dev"], "heldout_queries": []}
+    manifest["config"]["annotation"]["grading"]["dev"] = "query_only"
+    irds = {**inputs, "format": "ir_datasets", "heldout_sources": [
+        {"keys": ["source.dev_id"], "file": "ir_datasets:beir/scifact/test", "queries": 3}]}
+    text = flat(card.render(manifest, irds, BATCH_DESCRIPTIONS))
+    assert "built by its workflow from the ir_datasets ids `beir/scifact/train` (the passages), " in text
+    assert "`beir/scifact/test` (dev queries and qrels), read from the ir_datasets cache" in text
+    assert "This is not MS MARCO: the ids are those of these datasets." in text
+    assert "the ir_datasets id `beir/scifact/test`" in text
+    assert ("Held out, whether source.heldout_queries lists them or not, are the build's own evaluation queries (the "
+            "queries of `beir/scifact/test`, `beir/scifact/dev` and the label audit's)") in text
+    assert "The ids refer to the ir_datasets datasets of `doubting.source` of the build config" in text
+    assert "`queries_iter()` of the query's dataset" in text and "examples/join_text.py" not in text
 
 AUDIT = {"pairs": 215, "qrels": "qrels.dl19.txt", "grading": "query_only", "kappa_linear": 0.41234,
          "kappa_quadratic": 0.5876, "binary_agreement_at_2": 0.84, "exact_agreement": 0.5,

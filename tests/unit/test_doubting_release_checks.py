@@ -14,8 +14,9 @@ from irdata.doubting.manifest import llm_failures
 from irdata.doubting.package import build_package
 from irdata.doubting.release_code import release_code
 from irdata.errors import InputError
-from irdata.msmarco_inputs import check_inputs_current, checked_record_name, input_paths
 from irdata.provenance import sha256_file
+from irdata.sources.base import check_inputs_current, checked_record_name
+from irdata.sources.msmarco import input_paths
 from synthetic_doubting import Work, edge_cases
 from unit.test_doubting_package import BATCH_DESCRIPTIONS, REPO, config_used, write_run
 
@@ -137,12 +138,12 @@ def raw_inputs(folder: Path) -> tuple[list[str], dict]:
 def test_the_inputs_the_config_names_must_be_the_ones_checked(tmp_path):
     paths, report = raw_inputs(tmp_path / "demo")
     assert len(paths) == 6  # the held-out dev queries once
-    check_inputs_current("inputs.json", report, paths)
+    check_inputs_current("inputs.json", report, paths, "validate_msmarco_inputs")
 
     # another overlay names other files: both are named
     other, _ = raw_inputs(tmp_path / "production")
     with pytest.raises(InputError) as error:
-        check_inputs_current("work/doubting/inputs.json", report, other)
+        check_inputs_current("work/doubting/inputs.json", report, other, "validate_msmarco_inputs")
     message = str(error.value)
     assert message.startswith("work/doubting/inputs.json, field 'files': the work/ outputs were built from other "
                               "inputs than the config names")
@@ -153,10 +154,10 @@ def test_the_inputs_the_config_names_must_be_the_ones_checked(tmp_path):
     Path(paths[1]).write_text("other queries\n")
     with pytest.raises(InputError, match=r"train.tsv changed since the input check .*sha256 .*, 10 bytes then; .*, 14 "
                                          r"bytes now\). .*-R validate_msmarco_inputs"):
-        check_inputs_current("inputs.json", report, paths)
+        check_inputs_current("inputs.json", report, paths, "validate_msmarco_inputs")
     Path(paths[1]).unlink()
     with pytest.raises(InputError, match="train.tsv, an input the work/ outputs were built from, is gone"):
-        check_inputs_current("inputs.json", report, paths)
+        check_inputs_current("inputs.json", report, paths, "validate_msmarco_inputs")
 
 
 def test_stage_release_refuses_work_built_from_other_inputs(tmp_path):

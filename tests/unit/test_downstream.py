@@ -206,10 +206,10 @@ def test_the_card_says_what_the_numbers_show(tmp_path):
 
 
 def test_a_beir_set_is_read_and_a_bad_line_is_named(tmp_path):
-    from irdata.beir_inputs import beir_paths
     from irdata.downstream.beir import convert_beir
     from irdata.errors import InputError
     from irdata.passage_store import PassageStore
+    from irdata.sources.beir import beir_paths
 
     beir = tmp_path / "beir"
     (beir / "qrels").mkdir(parents=True)

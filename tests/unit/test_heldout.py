@@ -17,16 +17,12 @@ from irdata.builds import deep_merge
 from irdata.dedup import EXCLUDED_COLUMNS, sample_settings, write_query_ids
 from irdata.doubting.stages import STAGES
 from irdata.errors import InputError
-from irdata.heldout import (
-    Source,
-    beir_heldout_files,
-    combine_heldout,
-    msmarco_heldout_files,
-    read_checked_heldout,
-    train_heldout_conflicts,
-    write_checked_heldout,
-)
-from irdata.msmarco_inputs import raw_input_paths, read_queries, run_validate_msmarco_inputs
+from irdata.heldout import Source, combine_heldout, read_checked_heldout, write_checked_heldout
+from irdata.query_files import read_queries
+from irdata.sources import train_heldout_conflicts
+from irdata.sources.beir import heldout_files as beir_heldout_files
+from irdata.sources.msmarco import heldout_files as msmarco_heldout_files
+from irdata.sources.msmarco import raw_input_paths, run_validate_msmarco_inputs
 
 DEMO = "resources/demo"
 STAGE = {stage.name: stage for stage in STAGES}
@@ -194,7 +190,7 @@ def test_the_checked_held_out_file_reads_back(tmp_path):
 def test_the_checks_given_bare_files_hold_the_dev_queries_out_before_them(tmp_path):
     """validate_msmarco_inputs given the listed files alone (not their sources) still holds the dev queries out,
     first: the sources are those msmarco_heldout_files gives."""
-    from irdata.msmarco_inputs import validate_msmarco_inputs
+    from irdata.sources.msmarco import validate_msmarco_inputs
 
     demo = REPO / DEMO
     report = validate_msmarco_inputs(*(demo / name for name in (

@@ -42,9 +42,9 @@ from irdata.doubting.examples import evaluate
 from irdata.doubting.human_audit import COLUMNS, QUESTION, item_id, read_sheet
 from irdata.errors import InputError
 from irdata.eval44b.inputs import KINDS, load_papers, load_reviews
-from irdata.msmarco_inputs import NO_ANSWER, read_reference_answers
 from irdata.plain_bytes import CODECS
 from irdata.query_text import normalize_query_text
+from irdata.reference_answers import NO_ANSWER, read_reference_answers
 from irdata.shards import read_id_list
 from irdata.tsv import HEADER_WORDS, ID_FORBIDDEN, read_id_text_tsv, read_trec_qrels
 

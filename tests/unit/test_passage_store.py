@@ -12,8 +12,8 @@ import pytest
 from irdata import passage_store
 from irdata.errors import InputError
 from irdata.id_order import ids_digest, sort_by_id
-from irdata.msmarco_inputs import validate_msmarco_inputs
 from irdata.passage_store import PassageStore, write_passage_store
+from irdata.sources.msmarco import validate_msmarco_inputs
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "resources/demo"

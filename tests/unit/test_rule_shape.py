@@ -82,13 +82,18 @@ def workflow_rules():
     return rules
 
 
-def script_call(path: Path):
-    """The function a script calls with **job_args(snakemake), and the keywords the script adds."""
+def script_call(path: Path, rule: str):
+    """The function a script calls with **job_args(snakemake), and the keywords the script adds: a function of the
+    package, or the one a function of the package gives for the rule (`input_check(rule=snakemake.rule)`, the input
+    checks' script)."""
     tree = ast.parse(path.read_text())
     names = irdata_names(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and any(is_job_args_splat(k) for k in node.keywords):
-            function = getattr(importlib.import_module(names[node.func.id]), node.func.id)
+            called = node.func.func if isinstance(node.func, ast.Call) else node.func
+            function = getattr(importlib.import_module(names[called.id]), called.id)
+            if isinstance(node.func, ast.Call):
+                function = function(rule=rule)
             return function, {k.arg for k in node.keywords if k.arg is not None}
     return None, set()
 
@@ -108,7 +113,7 @@ def test_each_rule_names_what_its_function_takes(workflow_rules):
     for name, rule in sorted(workflow_rules.items()):
         if not rule.script:
             continue
-        function, extra = script_call((REPO / "rules" / rule.script).resolve())
+        function, extra = script_call((REPO / "rules" / rule.script).resolve(), name)
         if function is None:
             continue
         names, unpacked = rule_arguments(rule)

@@ -5,12 +5,16 @@ import re
 from pathlib import Path
 
 from irdata.code_identity import code_identity
+from irdata.sources import SOURCES
 from irdata.stage_registry import STAGES, StageWiring
 
 REPO = Path(__file__).resolve().parents[2]
-# a rule, a `use rule`, or a rule generated per build (`rule:` with `name: f"<rule>_{_build}"`, rules/queries.smk)
-RULE = re.compile(r'^\s*(?:rule (\w+):|use rule (\w+) as (\w+) with:|rule:\s*\n\s*name:\s*\n\s*f"(\w+)_\{\w+\}")', re.M)
+# a rule, a `use rule`, a rule generated per build (`rule:` with `name: f"<rule>_{_build}"`, rules/queries.smk) or
+# per input source (`name: _source.rule`, its params `**stage_params(_source.rule)`: one rule of each source's name)
+RULE = re.compile(r'^\s*(?:rule (\w+):|use rule (\w+) as (\w+) with:|rule:\s*\n\s*name:\s*\n\s*f"(\w+)_\{\w+\}"|'
+                  r'rule:\s*\n\s*name:\s*\n\s*(_source)\.rule)', re.M)
 PER_BUILD = "_{build}"
+PER_SOURCE = "_source.rule"
 PARAMS_CALL = re.compile(r'\*\*stage_params\("(\w+)"')
 
 
@@ -18,8 +22,15 @@ def rule_blocks(text: str) -> dict[str, tuple[str | None, str]]:
     """{rule: (the rule it is a `use rule` of, or None; its text)} of a Snakemake file."""
     found = list(RULE.finditer(text))
     ends = [m.start() for m in found[1:]] + [len(text)]
-    return {(m.group(1) or m.group(3) or f"{m.group(4)}{PER_BUILD}"): (m.group(2), text[m.end(): end])
-            for m, end in zip(found, ends)}
+    blocks = {}
+    for m, end in zip(found, ends):
+        body = text[m.end(): end]
+        if m.group(5):
+            blocks.update({source.rule: (None, body.replace(PER_SOURCE, f'"{source.rule}"'))
+                           for source in SOURCES.values()})
+        else:
+            blocks[m.group(1) or m.group(3) or f"{m.group(4)}{PER_BUILD}"] = (m.group(2), body)
+    return blocks
 
 
 def params_mistakes(text: str) -> list[str]:

@@ -6,7 +6,7 @@ import pytest
 from irdata import tsv
 from irdata.errors import InputError
 from irdata.grade_scale import GRADES
-from irdata.msmarco_inputs import read_reference_answers
+from irdata.reference_answers import read_reference_answers
 from irdata.tsv import check_ids_known, read_id_text_tsv, read_trec_qrels
 
 

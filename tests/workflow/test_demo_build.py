@@ -228,7 +228,7 @@ def test_a_comment_a_docstring_a_formatter_and_a_move_rerun_nothing_and_freeze_n
         make()
         rules, said = wf.dry_run(PUBLISHED, *wf.args)
         assert (rules, frozen_lines(said)) == ([], []), edit
-    imports_cleanly(wf.root, "irdata.msmarco_inputs")  # the moved module's importers find it
+    imports_cleanly(wf.root, "irdata.sources.msmarco")  # the moved module's importers find it
     change_a_function(scripts / "irdata/annotate/wood.py")
     rules, said = wf.dry_run(PUBLISHED, *wf.args)
     assert set(rules) == {"wood", *RELEASE}

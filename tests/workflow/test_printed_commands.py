@@ -98,6 +98,8 @@ BLOCKS = {
     ("README.md", "llm:"): ("write", "my-server.yaml"),
     ("README.md", "builds:"): ("write", "my-data.yaml"),
     ("README.md", "retrieval:"): ("write", "ef-search.yaml"),
+    ("README.md", "# my-irds.yaml"): "ir_datasets builds: their ids need ir_datasets' cache, which no test downloads "
+                                     "(tests/unit/test_sources_ir_datasets.py plans them from a cache it makes)",
     ("README.md", "Snakefile            includes rules/*.smk, validates config.yaml; targets all, doubting, eval44b"):
         "the layout of the repository",
     ("docs/cluster.md", "set-resources:"): ("merge", "profiles/slurm/config.yaml"),

@@ -16,8 +16,9 @@ import re
 from pathlib import Path
 
 from .config_mistakes import ConfigError, has_path
-from .grading_modes import BEIR_DEV_MODE
+from .grading_modes import NO_ANSWERS_DEV_MODE
 from .layout import PAPERS44B, package_dir, release_ledger
+from .sources import source_of
 
 # a build's name is a path part and a wildcard value: letters, digits, `-` and `_`, starting with a letter
 NAME = r"[A-Za-z][A-Za-z0-9_-]*"
@@ -88,9 +89,8 @@ def build_config(config: dict, name: str, over: dict) -> dict:
     for section in SHARED_SECTIONS:
         if section in over:
             built[section] = deep_merge(config.get(section) or {}, over[section])
-    source = built["doubting"].get("source") or {}
-    if source.get("format") == "beir" and not has_path(over, ["annotation", "grading", "dev"]):
-        built["annotation"] = deep_merge(built.get("annotation") or {}, {"grading": {"dev": BEIR_DEV_MODE}})
+    if not source_of(built["doubting"]).reference_answers and not has_path(over, ["annotation", "grading", "dev"]):
+        built["annotation"] = deep_merge(built.get("annotation") or {}, {"grading": {"dev": NO_ANSWERS_DEV_MODE}})
     built["build"] = name
     return built
 

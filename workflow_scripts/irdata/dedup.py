@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 
 from .atomic import atomic_open, write_json_atomic, write_lines_atomic
 from .heldout import Source, read_checked_heldout
-from .msmarco_inputs import read_queries
+from .query_files import read_queries
 from .query_text import RULE_TEXT, matching_steps, normalize_query_text
 from .shards import sample_ids
 from .train_excluded import EXCLUDED_COLUMNS, REASON_HELDOUT, REASON_REPEAT

@@ -19,9 +19,11 @@ import yaml
 
 from .builds import build_doubting, declared_builds, name_defaults
 from .config_mistakes import ConfigError, has_path
-from .msmarco_inputs import RAW_FILE_KEYS
+from .sources import source_of
+from .sources.msmarco import RAW_FILE_KEYS
 
-# per section: (its input files, the keys that name its release)
+# per section: (its input files: for a build, the demo's source's, whose other_data says which a build changed; the
+# keys that name its release)
 OWN_IDENTITY = {
     "doubting": (RAW_FILE_KEYS,
                  ("version", "repo_id", "corpus_description", "license_note", "acquisition_batches.train.default",
@@ -70,10 +72,9 @@ def check_own_identity(config: dict, demo_config_file, config_files=(), override
     lines, moved = [], []
     for where_parts, ours, theirs, identity, inputs in _sections(config, demo):
         section = ".".join(where_parts)
-        changed = [k for k in inputs if k in ours and not _same_file(ours[k], theirs.get(k, ""), basedir)]
-        # a BEIR folder is other data whatever the MS MARCO file keys still say (they are not read then)
-        if (ours.get("source") or {}).get("format") == "beir" and (theirs.get("source") or {}) != ours["source"]:
-            changed.append("source.folder")
+        same = lambda a, b: _same_file(a, b, basedir)  # noqa: E731
+        changed = (source_of(ours).other_data(ours, theirs, same) if where_parts[0] == "builds"
+                   else [k for k in inputs if k in ours and not same(ours[k], theirs.get(k, ""))])
         if not changed:
             continue
         moved += [f"{section}.{k}" for k in changed]

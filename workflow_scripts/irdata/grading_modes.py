@@ -1,10 +1,11 @@
 """The grading modes (annotation.grading, by split): the prompt a mode fills, the data it sees and how the
-dataset card describes it. A module without dependencies, so the card (core env) reads the same registry
-the grading stage (LLM env) runs."""
+dataset card describes it. The card (core env) reads the same registry the grading stage (LLM env) runs."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from .sources import source_of
 
 
 @dataclass(frozen=True)
@@ -23,8 +24,8 @@ GRADING_MODES = {mode.name: mode for mode in [
 ]}
 
 
-# the dev split's mode of a BEIR build that sets none: BEIR has no reference answers (irdata/builds.py)
-BEIR_DEV_MODE = "query_only"
+# the dev split's mode of a build whose source has no reference answers and that sets none (irdata/builds.py)
+NO_ANSWERS_DEV_MODE = "query_only"
 
 
 class GradingModeError(ValueError):
@@ -56,17 +57,13 @@ def build_key(config: dict, key: str) -> str:
     return f"builds.{config['build']}.{key.removeprefix('doubting.')}"
 
 
-def is_beir(config: dict) -> bool:
-    return config["doubting"].get("source", {}).get("format", "msmarco") == "beir"
-
-
 def grading_mode(config: dict, split: str) -> GradingMode:
-    """A split's mode (annotation.grading.<split>). Reference answers exist for the dev split of MS MARCO-format
-    inputs only: a BEIR build has none, and its dev split grades query_only unless the build sets another mode
-    (irdata/builds.py)."""
-    beir_dev = split == "dev" and is_beir(config)
+    """A split's mode (annotation.grading.<split>). Reference answers exist for the dev split of a source that has
+    them (irdata/sources/: MS MARCO-format inputs) only: a build of another has none, and its dev split grades
+    query_only unless the build sets another mode (irdata/builds.py)."""
+    answers = split == "dev" and source_of(config["doubting"]).reference_answers
     return mode_named(config["annotation"]["grading"][split], build_key(config, f"annotation.grading.{split}"),
-                      answers=split == "dev" and not beir_dev, default=BEIR_DEV_MODE if beir_dev else None)
+                      answers=answers, default=NO_ANSWERS_DEV_MODE if split == "dev" and not answers else None)
 
 
 def audit_mode(config: dict) -> GradingMode:

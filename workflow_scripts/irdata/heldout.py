@@ -1,17 +1,19 @@
 """What a Doubting build holds out from its train queries, and the checks that keep its held-out queries out of train.
 
-Every build holds out its own evaluation queries, listed in `heldout_queries` or not: its dev queries (a BEIR
-build: every qrels split of its folder but the train split, irdata/beir_inputs.py), the label audit's queries
-(`audit.queries`) and every file `heldout_queries` (`source.heldout_queries`) lists. The blinded human audit
-draws its queries from the dev queries, held out with them, or (`audit.human.split: train`) from the train
-queries, whose labels it audits: those are train queries by design, and nothing is held out for them.
+Every build holds out its own evaluation queries, listed or not: those its source names (an MS MARCO build's dev
+queries, every qrels split of a BEIR folder but the train split, an ir_datasets build's dev id and held-out ids:
+each source's heldout_files and input check, irdata/sources/), the label audit's queries (`audit.queries`) and every
+query file its source's key lists (`heldout_queries`, `source.heldout_queries`). The blinded human audit draws its
+queries from the dev queries, held out with them, or (`audit.human.split: train`) from the train queries, whose
+labels it audits: those are train queries by design, and nothing is held out for them.
 
-Each held-out source is named by the config keys that name its file (relative to the build's doubting section)
-and by the file; the input check writes the held-out queries of every source, each (id, text) once, with the
-source it came from (write_checked_heldout, recorded in inputs.json as `heldout_sources`), and the dedup names
-the source of each exclusion (ids/train_excluded.tsv). A train source that is also a held-out source is refused:
-the same file, or a file of the same bytes, at planning (train_heldout_conflicts, naming both keys); a held-out
-source that holds the text of every train query at the input check (refuse_train_held_out, naming both files).
+Each held-out source is named by the config keys that name it and by its file (or the name its source gives an input
+that is not a file); the input check writes the held-out queries of every source, each (id, text) once, with the
+source it came from (write_checked_heldout, recorded in inputs.json as `heldout_sources`), and the dedup names the
+source of each exclusion (ids/train_excluded.tsv). A train source that is also a held-out source is refused: the same
+file, or a file of the same bytes (same_file_how), or the same input, at planning (each source's
+train_heldout_conflicts, naming both keys); a held-out source that holds the text of every train query at the input
+check (refuse_train_held_out, naming both).
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ class Source:
         return cls(record["keys"][0], record["file"], tuple(record["keys"][1:]))
 
 
-def _grouped(named: list[tuple[str, str]]) -> list[Source]:
+def grouped(named: list[tuple[str, str]]) -> list[Source]:
     """(key, file) pairs as sources, each file once under its first key, in order."""
     keys: dict[str, list[str]] = {}
     for key, path in named:
@@ -57,24 +59,9 @@ def _grouped(named: list[tuple[str, str]]) -> list[Source]:
     return [Source(k[0], path, tuple(k[1:])) for path, k in keys.items()]
 
 
-def _audit_queries(doubting: dict) -> list[tuple[str, str]]:
+def audit_queries(doubting: dict) -> list[tuple[str, str]]:
+    """The label audit's query file as a (key, file) pair, held out by every build that names one."""
     return [("audit.queries", doubting["audit"]["queries"])] if doubting["audit"]["queries"] else []
-
-
-def msmarco_heldout_files(doubting: dict) -> list[Source]:
-    """The query files an MS MARCO-format build holds out, in precedence order (the first source of a held-out
-    text is the one named): its dev queries, the files of `heldout_queries` in their order, the audit's queries."""
-    return _grouped([("dev_queries", doubting["dev_queries"]),
-                     *((f"heldout_queries[{i}]", p) for i, p in enumerate(doubting["heldout_queries"])),
-                     *_audit_queries(doubting)])
-
-
-def beir_heldout_files(doubting: dict) -> list[Source]:
-    """The query files a BEIR build holds out beside its folder's other splits (which come first,
-    irdata/beir_inputs.py): the files of `source.heldout_queries` in their order, the audit's queries."""
-    listed = doubting["source"]["heldout_queries"]
-    return _grouped([*((f"source.heldout_queries[{i}]", p) for i, p in enumerate(listed)), *_audit_queries(doubting)])
-
 
 
 def _same_content(a: Path, b: Path) -> bool:
@@ -82,31 +69,16 @@ def _same_content(a: Path, b: Path) -> bool:
     return a.stat().st_size == b.stat().st_size and sha256_file(a) == sha256_file(b)
 
 
-def train_heldout_conflicts(builds: dict[str, dict], folder: Path) -> list[str]:
-    """One line per key of a build's held-out query file that is its train queries' file, or a file of the same
-    bytes (`builds.<name>.<key>: ...`, naming the train key too); relative paths from the working `folder`. A
-    BEIR build's train queries are a split of its folder, checked by its input check."""
-    lines = []
-    for name, built in builds.items():
-        doubting = built["doubting"]
-        if doubting["source"]["format"] == "beir":
-            continue
-        train = folder / doubting["train_queries"]
-        for source in msmarco_heldout_files(doubting):
-            heldout = folder / source.file
-            if not (train.is_file() and heldout.is_file()):
-                continue  # named by the missing-input check
-            if os.path.samefile(train, heldout):
-                how = "is the file of"
-            elif _same_content(train, heldout):
-                how = f"has the same content (sha256 {sha256_file(heldout)[:16]}...) as the file of"
-            else:
-                continue
-            for key in (source.key, *source.also):
-                lines.append(f"builds.{name}.{key}: {source.file} {how} builds.{name}.train_queries "
-                             f"({doubting['train_queries']}): its queries would be held out and trained on at once; "
-                             "name the train queries' own file")
-    return lines
+def same_file_how(train: Path, heldout: Path) -> str | None:
+    """How a held-out query file is the train queries' file (`is the file of`, `has the same content ... as the file
+    of`), or None; a missing one is left to the missing-input check."""
+    if not (train.is_file() and heldout.is_file()):
+        return None
+    if os.path.samefile(train, heldout):
+        return "is the file of"
+    if _same_content(train, heldout):
+        return f"has the same content (sha256 {sha256_file(heldout)[:16]}...) as the file of"
+    return None
 
 
 def combine_heldout(sources: list[tuple[Source, pa.Table]]) -> tuple[pa.Table, dict]:

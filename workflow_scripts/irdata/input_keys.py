@@ -12,40 +12,23 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .beir_inputs import beir_paths
 from .llm.journal import journal_file_problem
 from .llm.local import default_gguf_problem
-from .msmarco_inputs import RAW_FILE_KEYS
 from .path_kinds import EITHER, FILE, FOLDER, path_problem, writable_folder_problem
-
-# (config key, path, kind of path: FILE, FOLDER or EITHER)
-Named = tuple[str, str, str]
+from .sources import source_of
+from .sources.base import Named
+from .sources.beir import folder_paths
 
 
 def _listed(key: str, paths, kind: str = FILE) -> list[Named]:
     return [(f"{key}[{i}]", str(path), kind) for i, path in enumerate(paths)]
 
 
-def _beir_folder(key: str, folder: str, splits: list[tuple[str, str]]) -> list[Named]:
-    """The folder itself, then its corpus and queries under `key`, and each (split key, split)'s qrels file under
-    its key."""
-    files = [beir_paths(folder, split) for _, split in splits]
-    return ([(key, str(folder), FOLDER)] + [(key, str(files[0][name]), FILE) for name in ("corpus", "queries")]
-            + [(split_key, str(paths["qrels"]), FILE) for (split_key, _), paths in zip(splits, files)])
-
-
 def doubting_input_paths(doubting: dict) -> list[Named]:
     """(key relative to the Doubting section, path, kind) of every input it names: its source's files, the
     acquisition batches' id files, the audit's qrels, queries, runs (a file, or a folder that stands for its
     files) and filled sheets, and the downstream comparison's BEIR evaluation sets."""
-    source = doubting["source"]
-    if source["format"] == "beir":
-        out = _beir_folder("source.folder", source["folder"],
-                           [("source.train_split", source["train_split"]), ("source.dev_split", source["dev_split"])])
-        out += _listed("source.heldout_queries", source["heldout_queries"])
-    else:
-        out = [(key, doubting[key], FILE) for key in RAW_FILE_KEYS]
-        out += _listed("heldout_queries", doubting["heldout_queries"])
+    out = source_of(doubting).input_paths(doubting)
     for split in ("train", "dev"):
         out += [(f"acquisition_batches.{split}.batches[{i}].query_ids_file", batch["query_ids_file"], FILE)
                 for i, batch in enumerate(doubting["acquisition_batches"][split].get("batches", []))]
@@ -56,7 +39,7 @@ def doubting_input_paths(doubting: dict) -> list[Named]:
     if downstream["enabled"]:
         for i, spec in enumerate(downstream["eval_sets"]):
             key = f"downstream.eval_sets[{i}]"
-            out += _beir_folder(f"{key}.path", spec["path"], [(f"{key}.split", spec["split"])])
+            out += folder_paths(f"{key}.path", spec["path"], [(f"{key}.split", spec["split"])])
     return out
 
 
@@ -129,6 +112,8 @@ def missing_inputs(builds: dict[str, dict], config: dict, folder: Path) -> list[
     """A line per input of a declared build, of 44b Eval or of the LLM section that a job could not read, named by
     its key (a build's under builds.<name>, where its own value goes)."""
     lines = [line for name, built in builds.items()
-             for line in input_lines(f"builds.{name}", doubting_input_paths(built["doubting"]), folder)]
+             for line in (input_lines(f"builds.{name}", doubting_input_paths(built["doubting"]), folder)
+                          + [f"builds.{name}.{line}" for line in source_of(built["doubting"]).unavailable(
+                              built["doubting"])])]
     return (lines + input_lines("eval44b", eval44b_input_paths(config["eval44b"]), folder)
             + llm_input_lines(config["llm"], folder))

@@ -86,14 +86,14 @@ def encoded_passages(collection: str = "{collection}", shard: str = "{shard}", e
 # a build's files by name, relative to its folder (its per-shard files: SHARD_FILES)
 BUILD_FILES = {
     # the input check's record and the inputs as it checked them: what every later stage reads instead of the raw
-    # files (irdata/msmarco_inputs.py, irdata/beir_inputs.py)
+    # files (each source's input check: irdata/sources/)
     "inputs_report": "inputs.json",
     "inputs_checked": "inputs/checked.json",
     "train_qrels": "inputs/train.qrels",
     "dev_qrels": "inputs/dev.qrels",
     "dev_answers": "inputs/dev_answers.jsonl",
     "heldout_queries": "inputs/heldout.queries.tsv",
-    "train_queries": "inputs/train.queries.tsv",  # a BEIR folder's queries, as its input check writes them
+    "train_queries": "inputs/train.queries.tsv",  # where a source's input check writes them (BEIR, ir_datasets)
     "dev_queries": "inputs/dev.queries.tsv",
     "acquisition_batches": "inputs/acquisition_batches.json",
     # the dedup's ids and its report (irdata/dedup.py)

@@ -96,9 +96,8 @@ def sample_ids(ids, size: int | None, seed: int) -> np.ndarray:
 
 def size_shard_count(path, shard_mb: float) -> int:
     """How many encoding jobs a collection gets: its source file's size over `shard_mb` MiB, at least one (a
-    missing file counts as empty; it fails in the rule that reads it)."""
-    path = Path(path)
-    size = path.stat().st_size if path.is_file() else 0
+    missing file, or none known before the input check (None), counts as empty; it fails in the rule that reads it)."""
+    size = Path(path).stat().st_size if path is not None and Path(path).is_file() else 0
     return max(1, -(-size // int(shard_mb * 2**20)))
 
 

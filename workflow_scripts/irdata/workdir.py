@@ -11,22 +11,19 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-# the config's input files, as (section, key): a list value holds several
+from .sources import file_keys
+
+# the config's input files and folders, as key paths (a list value holds several): a build's source's are those of
+# every source (irdata/sources/), whichever it reads
 CONFIG_INPUTS = (
-    ("doubting", "collection"),
-    ("doubting", "train_queries"),
-    ("doubting", "train_qrels"),
-    ("doubting", "dev_queries"),
-    ("doubting", "dev_qrels"),
-    ("doubting", "dev_answers"),
-    ("doubting", "heldout_queries"),
+    *(("doubting", *key) for key in file_keys()),
+    ("doubting", "audit", "qrels"),
+    ("doubting", "audit", "queries"),
+    ("doubting", "audit", "runs"),
+    ("doubting", "audit", "human", "sheets"),
     ("eval44b", "papers"),
     ("eval44b", "reviews"),
 )
-# the same, deeper (doubting.audit, doubting.audit.human, doubting.source)
-CONFIG_NESTED_INPUTS = (("doubting", "audit", "qrels"), ("doubting", "audit", "queries"), ("doubting", "audit", "runs"),
-                        ("doubting", "audit", "human", "sheets"), ("doubting", "source", "folder"),
-                        ("doubting", "source", "heldout_queries"))
 
 
 def workflow_file(path, basedir, workdir=None) -> str:
@@ -53,13 +50,7 @@ def input_file(path, basedir, workdir=None):
 def resolve_config_inputs(config: dict, basedir, workdir=None) -> None:
     """Rewrite the config's input paths in place with input_file (nothing changes for a run from the
     workflow folder itself)."""
-    for section, key in CONFIG_INPUTS:
-        if key not in config[section]:  # the builds' shared defaults name no input file (irdata/builds.py)
-            continue
-        value = config[section][key]
-        config[section][key] = ([input_file(p, basedir, workdir) for p in value] if isinstance(value, list)
-                                else input_file(value, basedir, workdir))
-    for *parents, key in CONFIG_NESTED_INPUTS:
+    for *parents, key in CONFIG_INPUTS:  # the builds' shared defaults name no input file (irdata/builds.py)
         part = config
         for name in parents:
             part = part.get(name) or {}

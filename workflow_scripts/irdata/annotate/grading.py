@@ -20,8 +20,8 @@ import pyarrow as pa
 
 from ..atomic import write_parquet_atomic
 from ..grade_scale import CHOICES
-from ..msmarco_inputs import read_reference_answers
 from ..passage_store import PassageStore
+from ..reference_answers import read_reference_answers
 from ..shard_files import GRADES_SCHEMA
 from ..shards import read_id_list
 from .common import Failures, LLMJob, finish_job, official_positives, read_parquet_frame, run_with_client

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..msmarco_inputs import read_queries
+from ..query_files import read_queries
 
 
 class TextStore:

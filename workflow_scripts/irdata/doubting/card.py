@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import os
 
-from ..beir_inputs import beir_paths
 from ..card_text import count, counted, decimal, fill, loading_head, md_table, median, part
 from ..downstream.compare import card_section
 from ..grade_scale import GRADES
 from ..grading_modes import grading_mode
 from ..query_text import RULE_TEXT
+from ..sources import source_of
 from . import baseline_run
 from .assemble import CONFIG_SPLITS, DATA_FILES, TREC_GRADED, TREC_STRICT
 from .card_parts import (
@@ -36,14 +36,13 @@ from .hub_metadata import declared_configs, front_matter
 from .own_runs import own_run_name
 
 MSMARCO_V1 = "msmarco-v1"
-# the keys of the config's `doubting` section the card reads (schemas/doubting.schema.yaml)
-CARD_KEYS = ("collection", "train_queries", "train_qrels", "dev_queries", "ids_refer_to", "corpus_description",
-             "license", "license_note", "paper", "package_dir", "title", "source", "on_hub")
+# the keys of the config's `doubting` section the card reads (schemas/doubting.schema.yaml) beside its source's, which
+# say what the build was made from (irdata/sources/: CardWords)
+CARD_KEYS = ("ids_refer_to", "corpus_description", "license", "license_note", "paper", "package_dir", "title", "on_hub")
 
 
 def card_settings(config: dict) -> dict:
-    """The settings the card reads, from the config used (its `doubting` section); a BEIR build has no MS MARCO
-    file keys (None)."""
+    """The settings the card reads, from the config used (its `doubting` section)."""
     doubting = config["doubting"]
     return {key: doubting.get(key) for key in CARD_KEYS}
 
@@ -363,20 +362,15 @@ def render(manifest: dict, inputs: dict, batch_descriptions: dict) -> str:
     configs = declared_configs(rows)
     default_config = next(iter(configs), None)
     excluded = t["excluded"]
-    heldout_by_source, heldout_sources = heldout_texts(t, inputs)
+    corpus = settings["corpus_description"]
+    words = source_of(config["doubting"]).card_words(config["doubting"], corpus)
+    heldout_by_source, heldout_sources = heldout_texts(t, inputs, words)
     n_collection_passages = inputs.get("rows", {}).get("collection")
     n_dev_file = inputs.get("rows", {}).get("dev_queries")
     model = model_name(manifest["llm"])
     src = "MS MARCO " if msmarco else ""
     official = "official MS MARCO positive" if msmarco else "official positive of the input qrels"
-    collection, train_q, dev_q = settings["collection"], settings["train_queries"], settings["dev_queries"]
-    source = settings["source"]
-    beir = source["format"] == "beir"
-    if beir:  # a BEIR folder: one corpus and one query file, a split is its qrels file
-        dev_files = beir_paths(source["folder"], source["dev_split"])
-        collection, train_q, dev_qrels = str(dev_files["corpus"]), str(dev_files["queries"]), str(dev_files["qrels"])
-        dev_q = train_q
-    corpus = settings["corpus_description"]
+    collection = words.collection
     grading_sentences, grading_comparable, grading_column = grading_texts(config, src)
 
     def from_package(path):
@@ -404,10 +398,8 @@ def render(manifest: dict, inputs: dict, batch_descriptions: dict) -> str:
          "the model-generated answer used to compute WOOD for that query"],
     ])
 
-    # the dev queries the build read: a BEIR split's are the queries of its qrels file, not all of queries.jsonl
-    dev_set = ('the MS MARCO dev set ("dev small")' if msmarco else
-               f"the BEIR split `{source['dev_split']}` (the queries of {dev_qrels} in {dev_q})" if beir else
-               f"the dev query file {dev_q}")
+    # the dev queries the build read, as its source names them (a BEIR split's: the queries of its qrels file)
+    dev_set = 'the MS MARCO dev set ("dev small")' if msmarco else words.dev_set
     dev_scope = ((f"The one query of {dev_set}." if d["queries"] == 1 else f"All {count(d['queries'])} queries of "
                   f"{dev_set}.") if n_dev_file is None or n_dev_file == d["queries"] else
                  f"{count(d['queries'])} of the {counted(n_dev_file, 'query', 'queries')} of {dev_set}, a "
@@ -430,19 +422,11 @@ def render(manifest: dict, inputs: dict, batch_descriptions: dict) -> str:
                 + "MANIFEST.json (grading_failures).")
     collection_size = (f"{counted(n_collection_passages, 'passage')} in the collection this release was built from; "
                        if n_collection_passages else "")
-    beir_splits = (f"the queries of its qrels split `{source['train_split']}` (train) and `{source['dev_split']}` "
-                   "(dev); BEIR gives no reference answers, so the dev split was graded with the query and the "
-                   "passage only (query_only)") if beir else ""
     what = ("A cleaner, more densely annotated MS MARCO resource for training and evaluating passage retrievers."
             if msmarco else
             f"Graded relevance annotations in the format of the Doubting MS MARCO release, built by its workflow from "
-            f"the BEIR folder `{source['folder']}`{' (' + corpus + ')' if corpus else ''}: the passages of its "
-            f"corpus.jsonl (with their titles) and {beir_splits}. This is not MS MARCO: the ids are those of these "
-            "files."
-            if beir else
-            f"Graded relevance annotations in the format of the Doubting MS MARCO release, built by its workflow from "
-            f"{corpus + ': ' if corpus else ''}the passages of `{collection}` and the queries of `{train_q}` and "
-            f"`{dev_q}`. This is not MS MARCO: the ids are those of these files.")
+            f"{words.origin}. This is not MS MARCO: the ids are those of these "
+            f"{'files' if words.files else 'datasets'}.")
     paper = settings["paper"]
 
     load_lines = []
@@ -460,14 +444,15 @@ def render(manifest: dict, inputs: dict, batch_descriptions: dict) -> str:
     else:
         sha = inputs.get("files", {}).get(collection, {}).get("sha256")
         size = f"{counted(n_collection_passages, 'passage')}, " if n_collection_passages else ""
-        digest = f"sha256 {sha[:16]}..." if sha else "its sha256 is in MANIFEST.json"
+        digest = (f"sha256 {sha[:16]}..." if sha else "its sha256 is in MANIFEST.json" if words.files
+                  else "as its tool's cache holds it")
         about = f": {corpus}" if corpus else ""
-        key = "doubting.source.folder" if beir else "doubting.collection"
-        queries = f"`{train_q}`" if beir else f"`{train_q}` and `{dev_q}`"
-        joining = part(__file__, "joining_corpus.md.tmpl", {
-            "key": key, "about": about, "collection": collection, "size": size, "digest": digest, "queries": queries,
-            "collection_path": from_package(collection), "queries_path": from_package(dev_q),
-            "out": USER_OUT["joined"]})
+        queries = " and ".join(f"`{q}`" for q in words.queries)
+        # the join recipe reads files; a source of other inputs (ir_datasets ids) is joined with its own tools
+        joining = part(__file__, "joining_corpus.md.tmpl" if words.files else "joining_ir_datasets.md.tmpl", {
+            "key": words.join_key, "about": about, "collection": f"`{collection}`" if not words.files else collection,
+            "size": size, "digest": digest, "queries": queries, "collection_path": from_package(collection),
+            "queries_path": from_package(words.queries[-1]), "out": USER_OUT["joined"]})
     trec = manifest["trec"]
     graded = trec[TREC_GRADED]
 

@@ -12,18 +12,17 @@ TYPE_NAMES = {pa.string(): "string", pa.int8(): "int8", pa.int32(): "int32", pa.
               pa.bool_(): "bool"}
 
 
-def heldout_texts(t: dict, inputs: dict) -> tuple[str, str]:
+def heldout_texts(t: dict, inputs: dict, words) -> tuple[str, str]:
     """The train exclusions by held-out source (MANIFEST.json counts.train.heldout_sources), as a parenthesis after
-    their count, and a sentence naming every source the build held out (inputs.json `heldout_sources`)."""
+    their count, and a sentence naming every source the build held out (inputs.json `heldout_sources`; `words`: its
+    source's CardWords, irdata/sources/)."""
     by_source = t.get("heldout_sources") or []
     parenthesis = (" (" + ", ".join(f"{count(s['queries'])} from `{s['key']}`" for s in by_source) + ")"
                    if len(by_source) > 1 else f" (from `{by_source[0]['key']}`)" if by_source else "")
     sources = inputs.get("heldout_sources") or []
     if not sources:
         return parenthesis, ""
-    own, listed = (("every qrels split of its folder but the train split, and the label audit's queries",
-                    "source.heldout_queries") if inputs.get("format") == "beir"
-                   else ("its development queries and the label audit's", "heldout_queries"))
+    own, listed = words.heldout_own, words.heldout_listed
     named = "; ".join(f"{', '.join(f'`{k}`' for k in s['keys'])}: {s['file']} ({count(s['queries'])} "
                       f"{'query' if s['queries'] == 1 else 'queries'})" for s in sources)
     return parenthesis, (f"Held out, whether {listed} lists them or not, are the build's own evaluation queries "

@@ -18,8 +18,8 @@ from ..croissant import CROISSANT
 from ..errors import InputError
 from ..json_files import read_json
 from ..ledger import check_ledger, content_hash
-from ..msmarco_inputs import check_inputs_current
 from ..publish import publish_version
+from ..sources.base import check_inputs_current
 from . import card, manifest, select
 from .assemble import DATA_FILES, ID_FILES, STATS, TREC_GRADED, TREC_STRICT
 from .baseline_run import RUN_FILE, run_counts
@@ -45,7 +45,8 @@ def selection_rules() -> str:
 def build_package(assembled_dir, out_dir, version: str, repo_id: str, inputs_json, identity_json, config: dict,
                   code: dict, batch_descriptions: dict, ledger, bm25_run, *, version_key: str,
                   failures_json=None, audit_json=None, raw_inputs: list[str] | None = None,
-                  audit_ranking_json=None, human_audit_json=None, downstream_json=None) -> dict:
+                  input_check: str | None = None, audit_ranking_json=None, human_audit_json=None,
+                  downstream_json=None) -> dict:
     """Build the release at `out_dir` (the staging folder); return the manifest. `code`: the identity of its code
     (MANIFEST.json's `code`, irdata/doubting/release_code.py). `bm25_run`: the BM25 dev run (bm25_dev_run),
     shipped as examples/bm25_dev.trec. `audit_ranking_json`: the audit's system-ranking agreement (audit_ranking),
@@ -54,12 +55,12 @@ def build_package(assembled_dir, out_dir, version: str, repo_id: str, inputs_jso
     downstream comparison (downstream_compare), when run. Raises
     ReleaseFrozenError when the ledger holds `version` with other content (naming `version_key`, the config
     key that sets it), and InputError when `raw_inputs` (the input files the config names) are not the files
-    inputs.json records."""
+    inputs.json records (`input_check`: the rule that checked them, which the message tells to rerun)."""
     assembled_dir, out_dir = Path(assembled_dir), Path(out_dir)
     stats = read_json(assembled_dir / STATS)
     inputs = read_json(inputs_json)
     if raw_inputs is not None:
-        check_inputs_current(inputs_json, inputs, raw_inputs)
+        check_inputs_current(inputs_json, inputs, raw_inputs, input_check)
     identity = read_json(identity_json)
     failures = read_json(failures_json) if failures_json is not None else None
     audit = read_json(audit_json) if audit_json is not None else None
@@ -107,7 +108,7 @@ def run_stage_release(*, inputs_checked, assembled_files, inputs_json, llm_ident
         assembled, staged, s["version"], s["repo_id"], inputs_json, llm_identity, dict(s["config"]), dict(release_code),
         dict(s["batch_descriptions"]), s["ledger"], bm25_run, version_key=s["version_key"],
         failures_json=failures, audit_json=audit, audit_ranking_json=audit_ranking, human_audit_json=human_audit,
-        raw_inputs=list(s["raw_inputs"]), downstream_json=downstream,
+        raw_inputs=list(s["raw_inputs"]), input_check=s["input_check"], downstream_json=downstream,
     )
 
 

@@ -29,13 +29,13 @@ from ..provenance import script_files, sha256_file
 # the rule scripts of a Doubting build: their code, and the modules they import, is the release's code; the 44b
 # scripts and modules are not (editing them changes nothing here). Every script that rules/queries.smk, annotate.smk,
 # package.smk and downstream.smk name is here, and retrieval.smk's of a build's collection
-# (tests/unit/test_release_scripts.py)
-DOUBTING_SCRIPTS = ["validate_msmarco_inputs", "validate_beir_inputs", "check_acquisition_batches",
-                    "dedup_train_queries", "shard_queries", "index_bm25", "encode_passages", "index_dense",
-                    "agent_search", "grade", "generate_answer", "wood", "llm_identity", "audit_labels", "audit_runs",
-                    "audit_ranking", "human_audit_sheet", "human_audit_results", "bm25_dev_run", "assemble",
-                    "release_gate", "stage_release", "package", "downstream_training_set", "downstream_train",
-                    "downstream_encode", "downstream_evaluate", "downstream_compare", "downstream_beir_inputs"]
+# (tests/unit/test_release_scripts.py); validate_inputs runs every source's input check (irdata/sources/)
+DOUBTING_SCRIPTS = ["validate_inputs", "check_acquisition_batches", "dedup_train_queries", "shard_queries",
+                    "index_bm25", "encode_passages", "index_dense", "agent_search", "grade", "generate_answer", "wood",
+                    "llm_identity", "audit_labels", "audit_runs", "audit_ranking", "human_audit_sheet",
+                    "human_audit_results", "bm25_dev_run", "assemble", "release_gate", "stage_release", "package",
+                    "downstream_training_set", "downstream_train", "downstream_encode", "downstream_evaluate",
+                    "downstream_compare", "downstream_beir_inputs"]
 # the other files of the build, relative to the workflow folder (the config itself is recorded
 # resolved, in MANIFEST.json's `config`; prompts are given by the stages that use them)
 CODE_PATTERNS = ["Snakefile", "rules/common.smk", "rules/queries.smk", "rules/retrieval.smk", "rules/annotate.smk",

@@ -3,13 +3,11 @@ input checks, the query dedup, the label audit and the human audit, and the rele
 
 from __future__ import annotations
 
-from ..beir_inputs import source_input_paths
 from ..dedup import sample_settings
-from ..heldout import beir_heldout_files, msmarco_heldout_files
 from ..layout import WORK
 from ..llm.settings import CONNECTION_SETTINGS
-from ..msmarco_inputs import raw_input_paths
 from ..retrieval.stages import search_settings
+from ..sources import SOURCES, source_of
 from ..stage import Stage, canonical
 from . import audit_ranking, baseline_run
 
@@ -40,46 +38,30 @@ def batch_descriptions(config: dict) -> dict:
 def report_settings(config: dict) -> dict:
     """What the report of a build labels its figures and tables with (irdata.report.doubting_report): its
     title, each split's grading mode (as assemble writes it in the judgments' `grading` column), its package
-    folder and, for a BEIR folder, the folder and the qrels split each split's queries come from. The report's
-    captions read them too (report/doubting_*.rst)."""
-    doubting, source = config["doubting"], config["doubting"]["source"]
-    beir = {"folder": source["folder"], "qrels": {"train": source["train_split"], "dev": source["dev_split"]}}
+    folder and, where its source's splits are not its own train and dev (a BEIR folder's qrels splits), the folder
+    and the qrels split each split's queries come from (irdata/sources/). The report's captions read them too
+    (report/doubting_*.rst)."""
+    doubting = config["doubting"]
     return {"title": doubting["title"], "package_dir": doubting["package_dir"],
             "grading": {split: config["annotation"]["grading"][split] for split in ("train", "dev")},
-            "beir": beir if source["format"] == "beir" else None}
-
-
-def _heldout_records(files) -> list[dict]:
-    return [source.record() for source in files]
+            "beir": source_of(doubting).report_splits(doubting)}
 
 
 def _release_settings(config: dict) -> dict:
     doubting = config["doubting"]
     return {"version": doubting["version"], "version_key": version_key(config), "repo_id": doubting["repo_id"],
             "config": config_used(config), "batch_descriptions": batch_descriptions(config),
-            "ledger": doubting["release_ledger"], "raw_inputs": source_input_paths(config)}
+            "ledger": doubting["release_ledger"], "raw_inputs": source_of(doubting).raw_inputs(doubting),
+            "input_check": source_of(doubting).rule}
 
 
 STAGES = (
-    # The raw input paths are in the input check's settings, so that naming other files reruns it;
-    # stage_release checks them against the check's inputs.json.
-    # The held-out query files are in both checks' settings with the keys that name them (irdata/heldout.py): the
-    # keys name each held-out query's source in ids/train_excluded.tsv.
-    Stage(
-        name="validate_msmarco_inputs",
-        settings=lambda config, **_: canonical({
-            "qrels_missing_passages": config["doubting"]["qrels_missing_passages"], "inputs": raw_input_paths(config),
-            "heldout": _heldout_records(msmarco_heldout_files(config["doubting"]))}),
-    ),
-    Stage(
-        name="validate_beir_inputs",
-        # under format msmarco this stage does not run: its settings then hold the source only, so that changing
-        # an MS MARCO file reruns validate_msmarco_inputs alone
-        settings=lambda config, **_: canonical({"source": config["doubting"]["source"], **(
-            {"inputs": source_input_paths(config),
-             "heldout": _heldout_records(beir_heldout_files(config["doubting"]))}
-            if config["doubting"]["source"]["format"] == "beir" else {"inputs": []})}),
-    ),
+    # One input check per source (irdata/sources/): its raw inputs are in its settings, so that naming other inputs
+    # reruns it, and stage_release checks them against the check's inputs.json. The held-out query files are there
+    # with the keys that name them (irdata/heldout.py): the keys name each held-out query's source in
+    # ids/train_excluded.tsv. A build of another source runs it never: its settings then hold the format alone.
+    *(Stage(name=source.rule, settings=lambda config, source=source, **_: canonical(source.settings(config)))
+      for source in SOURCES.values()),
     Stage(name="dedup_train_queries", settings=lambda config, **_: sample_settings(config)),
     Stage(name="check_acquisition_batches", settings=lambda config, **_: canonical({
               "acquisition_batches": config["doubting"]["acquisition_batches"]})),

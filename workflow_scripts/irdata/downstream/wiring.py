@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..beir_inputs import beir_paths
 from ..doubting.release_files import TREC_STRICT
 from ..layout import downstream_beir, downstream_encoded, downstream_model_dir
 from ..layout import training_report as _training_report
 from ..shards import size_shard_count
+from ..sources.beir import beir_paths
 from ..training.models import MODEL_FILES
 from .compare import OWN_SETS
 from .stages import ARMS, MODELS, collections, eval_sets
@@ -23,7 +23,7 @@ def beir_sets(config: dict) -> dict[str, dict]:
 
 def beir_files(config: dict, dscoll: str) -> dict[str, str]:
     """A BEIR-format set's corpus, queries and qrels of its split, as downstream_beir_inputs reads them (the layout
-    of a BEIR folder: irdata.beir_inputs.beir_paths)."""
+    of a BEIR folder: irdata.sources.beir.beir_paths)."""
     beir = beir_sets(config)[dscoll]
     return {name: str(path) for name, path in beir_paths(beir["path"], beir["split"]).items()}
 

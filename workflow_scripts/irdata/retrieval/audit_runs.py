@@ -15,7 +15,7 @@ import numpy as np
 
 from ..atomic import atomic_open
 from ..errors import InputError
-from ..msmarco_inputs import read_queries
+from ..query_files import read_queries
 from ..tsv import read_trec_qrels
 from .search import Searcher
 

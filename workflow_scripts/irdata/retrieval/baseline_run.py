@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..atomic import atomic_open
 from ..errors import InputError
-from ..msmarco_inputs import read_queries
+from ..query_files import read_queries
 from ..shards import read_id_list
 from .search import Searcher
 

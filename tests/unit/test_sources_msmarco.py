@@ -12,16 +12,11 @@ from snakemake.utils import update_config
 
 from irdata.errors import InputError
 from irdata.grade_scale import GRADES
-from irdata.heldout import msmarco_heldout_files
-from irdata.msmarco_inputs import (
-    NO_ANSWER,
-    answers_of_dev_queries,
-    check_qrels,
-    read_collection,
-    read_queries,
-    read_reference_answers,
-    validate_msmarco_inputs,
-)
+from irdata.qrels_files import check_qrels
+from irdata.query_files import read_queries
+from irdata.reference_answers import NO_ANSWER, read_reference_answers
+from irdata.sources.msmarco import answers_of_dev_queries, read_collection, validate_msmarco_inputs
+from irdata.sources.msmarco import heldout_files as msmarco_heldout_files
 from irdata.tsv import read_trec_qrels
 
 REPO = Path(__file__).resolve().parents[2]

@@ -1,4 +1,4 @@
-"""The input check of a BEIR folder (irdata/beir_inputs.py): the checked files later stages read, BEIR's split
+"""The input check of a BEIR folder (irdata/sources/beir.py): the checked files later stages read, BEIR's split
 rules, and bad input refused before anything is written."""
 
 import gzip
@@ -8,7 +8,12 @@ from pathlib import Path
 import pyarrow.compute as pc
 import pytest
 
-from irdata.beir_inputs import (
+from irdata.dedup import dedup_train_queries
+from irdata.errors import InputError
+from irdata.heldout import Source, read_checked_heldout
+from irdata.passage_store import PassageStore
+from irdata.query_files import read_queries
+from irdata.sources.beir import (
     CHECKED_FILES,
     beir_paths,
     checked_qrels_files,
@@ -16,11 +21,6 @@ from irdata.beir_inputs import (
     raw_beir_paths,
     validate_beir_inputs,
 )
-from irdata.dedup import dedup_train_queries
-from irdata.errors import InputError
-from irdata.heldout import Source, read_checked_heldout
-from irdata.msmarco_inputs import read_queries
-from irdata.passage_store import PassageStore
 from irdata.tsv import read_trec_qrels
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "resources/beir-example"

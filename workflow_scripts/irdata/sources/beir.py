@@ -5,7 +5,7 @@ answers as JSON lines: none, BEIR has no reference answers, and the held-out que
 queries of train and dev as checked `qid<TAB>text` files, so that the dedup, the shards and the LLM stages read
 one format whatever the source. A query belongs to a split through that split's qrels (BEIR's rule); the held-out
 queries are those of every other qrels split of the folder (the dev split first), then those of the query files
-listed in `source.heldout_queries` and of the label audit (irdata.heldout.beir_heldout_files), each (id, text) once: a
+listed in `source.heldout_queries` and of the label audit (heldout_files), each (id, text) once: a
 query in several of them is held out once, and an id with another text in an extra file (numbered apart from the
 folder) is another query, held out too. A split is every file qrels/<split>.tsv, whatever the case of its name and
 also compressed (COMPRESSION_SUFFIXES): the beir package reads qrels/<split>.tsv alone, but a split named otherwise
@@ -21,22 +21,26 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .atomic import atomic_open, write_json_atomic, write_jsonl_atomic
-from .beir import check_qrels_ids_known, read_beir_corpus, read_beir_qrels, read_beir_queries
-from .errors import InputError
-from .heldout import (
+from ..atomic import write_json_atomic, write_jsonl_atomic
+from ..beir import check_qrels_ids_known, read_beir_corpus, read_beir_qrels, read_beir_queries
+from ..errors import InputError
+from ..heldout import (
     Source,
-    beir_heldout_files,
+    audit_queries,
     combine_heldout,
+    grouped,
     refuse_train_held_out,
     sources_record,
     write_checked_heldout,
 )
-from .msmarco_inputs import raw_input_paths, read_queries, write_qrels
-from .passage_store import write_passage_store
-from .plain_bytes import refuse_stream
-from .provenance import sha256_file
-from .tsv import JSON_BLANK, _line_of_record, header_lines
+from ..passage_store import write_passage_store
+from ..path_kinds import FILE, FOLDER
+from ..plain_bytes import refuse_stream
+from ..provenance import sha256_file
+from ..qrels_files import write_qrels
+from ..query_files import line_breaking_row, read_queries, write_queries
+from ..tsv import JSON_BLANK, _line_of_record, header_lines
+from .base import CardWords, InputSource, qrels_relevances
 
 # the checked files the input check writes (rules/queries.smk names them)
 CHECKED_FILES = ("train_qrels", "dev_qrels", "dev_answers", "train_queries", "dev_queries", "heldout_queries")
@@ -112,7 +116,7 @@ def beir_paths(folder, split: str) -> dict[str, Path]:
 
 def raw_beir_paths(folder, heldout_queries=()) -> list[str]:
     """The raw files of a BEIR source, each once: corpus, queries, every split's qrels, the held-out query files
-    its config names (irdata.heldout.beir_heldout_files). Their paths are in the input check's settings, as the MS MARCO
+    its config names (heldout_files). Their paths are in the input check's settings, as the MS MARCO
     files are."""
     if not folder:
         raise ValueError("doubting.source.folder: format beir reads a BEIR folder; name it")
@@ -122,12 +126,11 @@ def raw_beir_paths(folder, heldout_queries=()) -> list[str]:
     return list(dict.fromkeys(map(str, paths)))
 
 
-def source_input_paths(config: dict) -> list[str]:
-    """The raw input files of the config's source (doubting.source.format), each once."""
-    doubting = config["doubting"]
-    if doubting["source"]["format"] != "beir":
-        return raw_input_paths(config)
-    return raw_beir_paths(doubting["source"]["folder"], [source.file for source in beir_heldout_files(doubting)])
+def heldout_files(doubting: dict) -> list[Source]:
+    """The query files a BEIR build holds out beside its folder's other splits (which come first, validate_beir_inputs):
+    the files of `source.heldout_queries` in their order, the audit's queries."""
+    listed = doubting["source"]["heldout_queries"]
+    return grouped([*((f"source.heldout_queries[{i}]", p) for i, p in enumerate(listed)), *audit_queries(doubting)])
 
 
 def _split_queries(queries: pa.Table, qrels: pa.Table) -> pa.Table:
@@ -138,21 +141,12 @@ def _split_queries(queries: pa.Table, qrels: pa.Table) -> pa.Table:
 def _refuse_tsv_breaking(path, queries: pa.Table, all_queries: pa.Table) -> None:
     """A query text with a tab or line break cannot become a `qid<TAB>text` line (the TSV readers would
     read another query): refused, naming its line of queries.jsonl."""
-    bad = pc.match_substring_regex(queries.column("text"), r"[\t\r\n]")
-    if pc.any(bad).as_py():
-        qid = queries.column("id")[pc.index(bad, True).as_py()].as_py()
+    bad = line_breaking_row(queries.column("text"))
+    if bad is not None:
+        qid = queries.column("id")[bad].as_py()
         row = pc.index(all_queries.column("id"), qid).as_py()
         raise InputError(path, f"query {qid!r}: its text holds a tab or a line break; write it on one line "
                          "without tabs", line=_line_of_record(Path(path), row, JSON_BLANK), field="text")
-
-
-def write_queries_tsv(table: pa.Table, path) -> None:
-    """`id<TAB>text` lines, in the table's order."""
-    lines = pc.binary_join_element_wise(table.column("id"), table.column("text"), "\t")
-    with atomic_open(path) as fh:
-        for chunk in lines.chunks:
-            if len(chunk):
-                fh.write("\n".join(chunk.to_pylist()) + "\n")
 
 
 def validate_beir_inputs(folder, train_split: str, dev_split: str, heldout_queries: list[Source],
@@ -160,7 +154,7 @@ def validate_beir_inputs(folder, train_split: str, dev_split: str, heldout_queri
     """Read and check a BEIR folder; return a report with row counts and the sha256 of each file.
 
     Raises InputError at the first problem, naming the file, line and field. `heldout_queries`: the query files
-    held out beside the folder's other splits (irdata.heldout.beir_heldout_files, or the listed files alone). A
+    held out beside the folder's other splits (heldout_files, or the listed files alone). A
     held-out source that holds every train query is refused (irdata.heldout.refuse_train_held_out). `checked`,
     when given, names the files later
     stages read: train_qrels, dev_qrels (TREC qrels), dev_answers (empty: BEIR has no reference answers, so the
@@ -169,7 +163,7 @@ def validate_beir_inputs(folder, train_split: str, dev_split: str, heldout_queri
     """
     folder = Path(folder)
     if not all(isinstance(source, Source) for source in heldout_queries):  # files listed as source.heldout_queries
-        heldout_queries = beir_heldout_files({"source": {"heldout_queries": [str(p) for p in heldout_queries]},
+        heldout_queries = heldout_files({"source": {"heldout_queries": [str(p) for p in heldout_queries]},
                                               "audit": {"queries": None}})
     for path in raw_beir_paths(folder, [source.file for source in heldout_queries]):
         refuse_stream(path, "the input check reads each input twice, its records and then its sha256")
@@ -223,7 +217,7 @@ def validate_beir_inputs(folder, train_split: str, dev_split: str, heldout_queri
             qrels = by_split[split][1]
             write_qrels(qrels.add_column(1, "iteration", pa.array(["0"] * qrels.num_rows, pa.string())),
                         checked[f"{role}_qrels"])
-            write_queries_tsv(by_split[split][2], checked[f"{role}_queries"])
+            write_queries(by_split[split][2], checked[f"{role}_queries"])
         write_checked_heldout(heldout_table, checked["heldout_queries"])
         write_jsonl_atomic(checked["dev_answers"], [])
     if passage_store is not None:
@@ -245,3 +239,71 @@ def run_validate_beir_inputs(*, raw_inputs, train_qrels, dev_qrels, dev_answers,
     write_json_atomic(report, result)
     write_json_atomic(checked, {"inputs": list(result["files"])})
     return result
+
+
+def folder_paths(key: str, folder: str, splits: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
+    """(key, path, kind) of a BEIR folder: the folder itself, then its corpus and queries under `key`, and each
+    (split key, split)'s qrels file under its key."""
+    files = [beir_paths(folder, split) for _, split in splits]
+    return ([(key, str(folder), FOLDER)] + [(key, str(files[0][name]), FILE) for name in ("corpus", "queries")]
+            + [(split_key, str(paths["qrels"]), FILE) for (split_key, _), paths in zip(splits, files)])
+
+
+class BeirSource(InputSource):
+    name = "beir"
+    reference_answers = False
+    writes_queries = True
+    file_keys = (("source", "folder"), ("source", "heldout_queries"))
+
+    def input_paths(self, doubting: dict) -> list[tuple[str, str, str]]:
+        source = doubting["source"]
+        return (folder_paths("source.folder", source["folder"], [("source.train_split", source["train_split"]),
+                                                                  ("source.dev_split", source["dev_split"])])
+                + [(f"source.heldout_queries[{i}]", str(p), FILE) for i, p in enumerate(source["heldout_queries"])])
+
+    def raw_inputs(self, doubting: dict) -> list[str]:
+        return raw_beir_paths(doubting["source"]["folder"], [source.file for source in heldout_files(doubting)])
+
+    def rule_inputs(self, doubting: dict) -> dict:
+        return {"raw_inputs": self.raw_inputs(doubting)}
+
+    run_check = staticmethod(run_validate_beir_inputs)
+
+    def heldout_files(self, doubting: dict) -> list[Source]:
+        return heldout_files(doubting)
+
+    def check_settings(self, doubting: dict) -> dict:
+        return {"source": doubting["source"], "inputs": self.raw_inputs(doubting),
+                "heldout": [source.record() for source in heldout_files(doubting)]}
+
+    def size_path(self, doubting: dict) -> str:
+        return f"{doubting['source']['folder']}/corpus.jsonl"
+
+    def train_qrels(self, doubting: dict):
+        source = doubting["source"]
+        path = qrels_file(source["folder"], source["train_split"])
+        return str(path), qrels_relevances(path, 3)
+
+    def other_data(self, ours: dict, theirs: dict, same_file) -> list[str]:
+        # a BEIR folder is other data whatever the MS MARCO file keys still say (they are not read then)
+        return ["source.folder"] if (theirs.get("source") or {}) != ours["source"] else []
+
+    def card_words(self, doubting: dict, corpus: str) -> CardWords:
+        source = doubting["source"]
+        dev = beir_paths(source["folder"], source["dev_split"])
+        return CardWords(
+            origin=(f"the BEIR folder `{source['folder']}`{' (' + corpus + ')' if corpus else ''}: the passages of its "
+                    f"corpus.jsonl (with their titles) and the queries of its qrels split `{source['train_split']}` "
+                    f"(train) and `{source['dev_split']}` (dev); BEIR gives no reference answers, so the dev split "
+                    "was graded with the query and the passage only (query_only)"),
+            dev_set=f"the BEIR split `{source['dev_split']}` (the queries of {dev['qrels']} in {dev['queries']})",
+            heldout_own="every qrels split of its folder but the train split, and the label audit's queries",
+            heldout_listed="source.heldout_queries", join_key="doubting.source.folder",
+            collection=str(dev["corpus"]), queries=[str(dev["queries"])])
+
+    def report_splits(self, doubting: dict) -> dict:
+        source = doubting["source"]
+        return {"folder": source["folder"], "qrels": {"train": source["train_split"], "dev": source["dev_split"]}}
+
+
+BEIR = BeirSource()

@@ -1,7 +1,0 @@
-from irdata.beir_inputs import run_validate_beir_inputs
-from irdata.job_args import job_args
-from irdata.logs import rule_logging
-
-with rule_logging(snakemake) as log:
-    report = run_validate_beir_inputs(**job_args(snakemake))
-    log.info("inputs valid: %s", report["rows"])

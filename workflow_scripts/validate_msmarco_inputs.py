@@ -1,7 +1,0 @@
-from irdata.job_args import job_args
-from irdata.logs import rule_logging
-from irdata.msmarco_inputs import run_validate_msmarco_inputs
-
-with rule_logging(snakemake) as log:
-    report = run_validate_msmarco_inputs(**job_args(snakemake))
-    log.info("inputs valid: %s; qrels rows dropped: %s", report["rows"], report["qrels_dropped"])
