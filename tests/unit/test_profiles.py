@@ -12,6 +12,7 @@ import yaml
 from snakemake.cli import parse_args
 
 from irdata.local_run import local_defaults
+from irdata.sources import SOURCES
 
 REPO = Path(__file__).resolve().parents[2]
 PROFILES = {name: yaml.safe_load((REPO / f"profiles/{name}/config.yaml").read_text())
@@ -51,3 +52,13 @@ def test_a_bare_local_run_gets_the_local_profiles_cores_and_llm_slots_and_a_slur
     assert slurm.cores is None and slurm.jobs == 100 and slurm.keep_going and slurm.latency_wait == 60
     # no cores: Snakemake caps no cluster job's threads at this machine's (index_dense asks 16)
     assert local_defaults(profile, slurm.cores, slurm.jobs, {"llm_slots": 8}) == (None, {})
+
+
+def test_the_cluster_profile_sizes_every_sources_input_check():
+    """An input check parses a whole collection: the cluster profile gives each source's rule memory, a runtime and
+    the prep group, so a new source's check is not left to the cluster's defaults."""
+    slurm = PROFILES["slurm"]
+    for source in SOURCES.values():
+        assert slurm["set-threads"][source.rule] == 1, source.rule
+        assert {"mem_mb", "runtime"} <= set(slurm["set-resources"][source.rule]), source.rule
+        assert slurm["groups"][source.rule] == "prep", source.rule
