@@ -15,7 +15,7 @@ from irdata.doubting.package import build_package
 from irdata.doubting.release_code import release_code
 from irdata.errors import InputError
 from irdata.provenance import sha256_file
-from irdata.sources.base import check_inputs_current, checked_record_name
+from irdata.sources.base import check_inputs_current
 from irdata.sources.msmarco import input_paths
 from synthetic_doubting import Work, edge_cases
 from unit.test_doubting_package import BATCH_DESCRIPTIONS, REPO, config_used, write_run
@@ -174,15 +174,6 @@ def test_stage_release_refuses_work_built_from_other_inputs(tmp_path):
     assert not (tmp_path / "staged").exists() and not (tmp_path / "ledger.json").exists()
     build_package(*args, raw_inputs=paths, version_key="builds.demo.version")
     assert (tmp_path / "staged/MANIFEST.json").exists()
-
-
-def test_the_input_checks_record_is_named_by_the_input_paths(tmp_path):
-    demo, _ = raw_inputs(tmp_path / "demo")
-    production, _ = raw_inputs(tmp_path / "production")
-    assert checked_record_name(demo) == checked_record_name(list(demo))
-    assert checked_record_name(demo) != checked_record_name(production)
-    assert checked_record_name(demo) != checked_record_name(demo[::-1])
-    assert checked_record_name(demo).startswith("checked-") and checked_record_name(demo).endswith(".json")
 
 
 def test_the_gate_sums_what_the_agent_did_and_the_card_tells_it_from_those_counts(tmp_path):

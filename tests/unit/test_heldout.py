@@ -20,7 +20,7 @@ from irdata.errors import InputError
 from irdata.heldout import Source, combine_heldout, read_checked_heldout, write_checked_heldout
 from irdata.query_files import read_queries
 from irdata.sources import train_heldout_conflicts
-from irdata.sources.beir import heldout_files as beir_heldout_files
+from irdata.sources.base import source_heldout_files
 from irdata.sources.msmarco import heldout_files as msmarco_heldout_files
 from irdata.sources.msmarco import raw_input_paths, run_validate_msmarco_inputs
 
@@ -47,7 +47,7 @@ def test_an_msmarco_build_holds_out_its_dev_and_audit_queries_listed_or_not():
 
 def test_a_beir_build_holds_out_its_listed_files_and_audit_queries_beside_its_splits():
     d = doubting(source={"format": "beir", "heldout_queries": ["x.tsv"]}, audit={"queries": "a.tsv"})
-    assert beir_heldout_files(d) == [Source("source.heldout_queries[0]", "x.tsv"), Source("audit.queries", "a.tsv")]
+    assert source_heldout_files(d) == [Source("source.heldout_queries[0]", "x.tsv"), Source("audit.queries", "a.tsv")]
 
 
 def test_the_demo_holds_out_its_dev_test_and_audit_files_as_raw_inputs():

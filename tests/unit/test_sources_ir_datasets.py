@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 import textwrap
+from collections import namedtuple
+from typing import NamedTuple
 
 import pyarrow.compute as pc
 import pytest
@@ -22,7 +24,14 @@ from irdata.input_keys import missing_inputs
 from irdata.passage_store import PassageStore
 from irdata.query_files import read_queries
 from irdata.sources import SOURCES, source_of, train_heldout_conflicts
-from irdata.sources.ir_datasets import IR_DATASETS, cache_folder, validate_ir_datasets_inputs
+from irdata.sources.ir_datasets import (
+    IR_DATASETS,
+    BadRecord,
+    _relevance,
+    cache_folder,
+    read_docs,
+    validate_ir_datasets_inputs,
+)
 from irdata.tsv import read_trec_qrels
 from repo_copy import REPO, copy_repo
 from workflow_run import Workflow
@@ -109,7 +118,9 @@ def test_a_qrels_row_of_a_doc_not_in_the_docs_is_refused_or_dropped(tmp_path):
 
 @pytest.mark.parametrize("queries, said", [
     ([("d1", "where is beta"), ("d2", "x"), ("d1", "again")], "query 'd1': its id is given twice"),
-    ([("d1", "where is beta"), ("d2", "   ")], "query 'd2': its text is blank"),
+    ([("d1", "where is beta"), ("d2", "   ")], "query 'd2': its text has no word"),
+    # punctuation only: the dedup's text rule would leave it empty and merge it with every other such query
+    ([("d1", "where is beta"), ("d2", "?!")], "query 'd2': its text has no word"),
     # a line ir_datasets' TSV reader refuses (three fields): its error, in a line naming the id
     ([("d1", "where\tis beta")], "ir_datasets could not read its queries (doubting.source.dev_id): RuntimeError: "
                                  "expected 2 fields, got 3")])
@@ -119,6 +130,72 @@ def test_queries_the_query_files_could_not_hold_are_refused_naming_the_id(tmp_pa
         check(tmp_path, source(ids))
     assert str(error.value).startswith(f"ir_datasets:{ids['dev']}") and said in str(error.value)
     assert not (tmp_path / "out").exists()
+
+
+def test_qrels_and_docs_the_checked_files_could_not_hold_are_refused_naming_the_id(tmp_path):
+    """A (query, doc) pair given twice and a doc id given twice, as the readers of the checked files refuse them;
+    nothing written."""
+    ids = register_local(tmp_path / "files", DOCS, {**SPLITS, "dev": ([("d1", "where is beta")],
+                                                                      [("d1", "p2", 1), ("d1", "p2", 2)])})
+    with pytest.raises(InputError, match="the pair of query 'd1' and doc 'p2' is given twice") as error:
+        check(tmp_path, source(ids))
+    assert str(error.value).startswith(f"ir_datasets:{ids['dev']}")
+    ids = register_local(tmp_path / "again", [*DOCS, ("p1", "a second p1")], SPLITS)
+    with pytest.raises(InputError, match="doc 'p1': its id is given twice"):
+        check(tmp_path, source(ids))
+    assert not (tmp_path / "out").exists() and not (tmp_path / "p.arrow").exists()
+
+
+def test_a_relevance_that_is_no_integer_is_refused_not_truncated():
+    qrel = namedtuple("TrecQrel", "query_id doc_id relevance iteration")
+    assert _relevance(qrel("q1", "d1", -1, "0")) == -1
+    for value in (1.5, "2", True, 10**9):
+        with pytest.raises(BadRecord, match=f"query 'q1' and doc 'd1': relevance {value!r} is not an integer"):
+            _relevance(qrel("q1", "d1", value, "0"))
+
+
+class TitledDoc(NamedTuple):
+    """A doc without a text field, as msmarco-document's: its default text holds its title."""
+
+    doc_id: str
+    title: str
+    body: str
+
+    def default_text(self):
+        return f"{self.title} {self.body}"
+
+
+def test_a_doc_without_a_text_field_is_its_default_text_and_its_title_is_not_added_again(tmp_path):
+    import ir_datasets
+    from ir_datasets.datasets.base import Dataset
+    from ir_datasets.formats import TsvDocs
+    from ir_datasets.util import LocalDownload
+
+    (tmp_path / "docs.tsv").write_text("p1\tAlpha\tthe alpha passage\np2\t\tthe beta passage\n")
+    ir_datasets.registry.register("irdata-test-titled", Dataset(TsvDocs(LocalDownload(tmp_path / "docs.tsv"),
+                                                                        TitledDoc, namespace="irdata-test-titled")))
+    docs = read_docs("docs_id", "irdata-test-titled")
+    assert docs.column_names == ["id", "text"]
+    assert docs.column("text").to_pylist() == ["Alpha the alpha passage", " the beta passage"]
+
+
+def test_a_docs_file_the_handler_cannot_name_without_downloading_sizes_nothing(tmp_path):
+    """Some handlers' docs_path takes no `force` (args.me, touche): the size hint is then None, not a traceback."""
+    import ir_datasets
+    from ir_datasets.datasets.base import Dataset
+
+    class Handler:
+        def docs_handler(self):
+            return self
+
+        def docs_path(self):
+            raise AssertionError("would download")
+
+        def docs_cls(self):
+            return TitledDoc
+
+    ir_datasets.registry.register("irdata-test-noforce", Dataset(Handler()))
+    assert IR_DATASETS.size_path({"source": {"docs_id": None, "train_id": "irdata-test-noforce"}}) is None
 
 
 def test_an_id_the_cache_does_not_hold_is_refused_naming_it_and_the_cache_folder(tmp_path):

@@ -3,4 +3,4 @@ chooses among CHOICES."""
 
 GRADES = (0, 1, 2, 3)
 CHOICES = tuple(str(g) for g in GRADES)
-STRICT = 3  # dev strict qrels: grade 3
+STRICT = 3  # the dev split's strict qrels (qrels/dev) hold the pairs of this grade

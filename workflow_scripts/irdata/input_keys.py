@@ -16,12 +16,8 @@ from .llm.journal import journal_file_problem
 from .llm.local import default_gguf_problem
 from .path_kinds import EITHER, FILE, FOLDER, path_problem, writable_folder_problem
 from .sources import source_of
-from .sources.base import Named
+from .sources.base import Named, listed_paths
 from .sources.beir import folder_paths
-
-
-def _listed(key: str, paths, kind: str = FILE) -> list[Named]:
-    return [(f"{key}[{i}]", str(path), kind) for i, path in enumerate(paths)]
 
 
 def doubting_input_paths(doubting: dict) -> list[Named]:
@@ -34,7 +30,8 @@ def doubting_input_paths(doubting: dict) -> list[Named]:
                 for i, batch in enumerate(doubting["acquisition_batches"][split].get("batches", []))]
     audit = doubting["audit"]
     out += [(f"audit.{key}", audit[key], FILE) for key in ("qrels", "queries") if audit[key]]
-    out += _listed("audit.runs", audit["runs"], EITHER) + _listed("audit.human.sheets", audit["human"]["sheets"])
+    out += listed_paths("audit.runs", audit["runs"], EITHER)
+    out += listed_paths("audit.human.sheets", audit["human"]["sheets"])
     downstream = doubting["downstream"]
     if downstream["enabled"]:
         for i, spec in enumerate(downstream["eval_sets"]):

@@ -1,7 +1,7 @@
 """The passage store: a collection as one uncompressed Arrow IPC file, opened memory-mapped.
 
-Written once (rule validate_msmarco_inputs for MS MARCO, rule papers_store for the 44b papers);
-the indexes and the LLM stages open it in milliseconds whatever its size. Nothing is read until it
+Written once (by its source's input check, rule validate_<format>_inputs: irdata/sources/; by rule papers_store for
+the 44b papers); the indexes and the LLM stages open it in milliseconds whatever its size. Nothing is read until it
 is asked for, and the pages that are read are the page cache's, shared by every job of a node.
 
     store = PassageStore("work/store/msmarco/passages.arrow")

@@ -36,7 +36,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..atomic import atomic_path, write_json_atomic, write_lines_atomic
-from ..grade_scale import GRADES
+from ..grade_scale import GRADES, STRICT
 from ..json_files import read_json
 from ..shard_files import OFFICIAL_ROWS, SPLIT_FILES, shard_file
 from ..shards import read_id_list
@@ -132,7 +132,7 @@ def _train_tables(shard: JoinedShard, judgments: ShardJudgments, eligible: np.nd
 
 def _dev_tables(shard: JoinedShard, judgments: ShardJudgments, queries: QueryColumns, out: ShardResult) -> None:
     """qrels/dev (the strict judgments: grade 3) and dev_queries of one dev shard."""
-    strict = judgments.grade == 3
+    strict = judgments.grade == STRICT
     n_judged = per_query(judgments.query, shard.n_queries)
     n_strict = per_query(judgments.query, shard.n_queries, strict)
     out.stats.add_per_query(n_judged=n_judged, n_strict=n_strict)

@@ -8,14 +8,13 @@ and says nothing of another source's builds: the registry (irdata/sources/__init
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
-from ..heldout import Source
+from ..heldout import Source, audit_queries, grouped
+from ..path_kinds import FILE
 from ..provenance import sha256_file
 
 # (config key relative to the doubting section, path, kind of path: irdata.path_kinds FILE, FOLDER or EITHER)
@@ -35,6 +34,18 @@ class CardWords:
     collection: str  # the collection file the join recipe reads
     queries: list[str]  # the query files the join recipe reads (dev's last)
     files: bool = True  # its inputs are files the join recipe (examples/join_text.py) reads, not datasets of a tool
+
+
+def listed_paths(key: str, paths, kind: str = FILE) -> list[Named]:
+    """(`key[i]`, path, kind) of each path a list-valued key names."""
+    return [(f"{key}[{i}]", str(path), kind) for i, path in enumerate(paths)]
+
+
+def source_heldout_files(doubting: dict) -> list[Source]:
+    """The query files a source that holds its own splits out (BEIR, ir_datasets) holds out beside them: the files
+    of `source.heldout_queries` in their order, then the audit's queries."""
+    listed = doubting["source"]["heldout_queries"]
+    return grouped([*((f"source.heldout_queries[{i}]", p) for i, p in enumerate(listed)), *audit_queries(doubting)])
 
 
 class InputSource:
@@ -140,12 +151,6 @@ def qrels_relevances(path, fields: int) -> Iterable[int]:
             parts = raw.split()
             if len(parts) == fields and parts[-1].lstrip(b"-").isdigit():
                 yield int(parts[-1])
-
-
-def checked_record_name(paths: list[str]) -> str:
-    """The file name of the input check's record of the input `paths`: named by a hash of the paths, so that other
-    paths name a file that does not exist."""
-    return f"checked-{hashlib.sha256(json.dumps(list(paths)).encode()).hexdigest()[:16]}.json"
 
 
 def _rebuild(rule: str | None) -> str:

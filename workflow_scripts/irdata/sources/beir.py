@@ -5,7 +5,7 @@ answers as JSON lines: none, BEIR has no reference answers, and the held-out que
 queries of train and dev as checked `qid<TAB>text` files, so that the dedup, the shards and the LLM stages read
 one format whatever the source. A query belongs to a split through that split's qrels (BEIR's rule); the held-out
 queries are those of every other qrels split of the folder (the dev split first), then those of the query files
-listed in `source.heldout_queries` and of the label audit (heldout_files), each (id, text) once: a
+listed in `source.heldout_queries` and of the label audit (source_heldout_files), each (id, text) once: a
 query in several of them is held out once, and an id with another text in an extra file (numbered apart from the
 folder) is another query, held out too. A split is every file qrels/<split>.tsv, whatever the case of its name and
 also compressed (COMPRESSION_SUFFIXES): the beir package reads qrels/<split>.tsv alone, but a split named otherwise
@@ -26,9 +26,7 @@ from ..beir import check_qrels_ids_known, read_beir_corpus, read_beir_qrels, rea
 from ..errors import InputError
 from ..heldout import (
     Source,
-    audit_queries,
     combine_heldout,
-    grouped,
     refuse_train_held_out,
     sources_record,
     write_checked_heldout,
@@ -40,7 +38,7 @@ from ..provenance import sha256_file
 from ..qrels_files import write_qrels
 from ..query_files import line_breaking_row, read_queries, write_queries
 from ..tsv import JSON_BLANK, _line_of_record, header_lines
-from .base import CardWords, InputSource, qrels_relevances
+from .base import CardWords, InputSource, listed_paths, qrels_relevances, source_heldout_files
 
 # the checked files the input check writes (rules/queries.smk names them)
 CHECKED_FILES = ("train_qrels", "dev_qrels", "dev_answers", "train_queries", "dev_queries", "heldout_queries")
@@ -116,7 +114,7 @@ def beir_paths(folder, split: str) -> dict[str, Path]:
 
 def raw_beir_paths(folder, heldout_queries=()) -> list[str]:
     """The raw files of a BEIR source, each once: corpus, queries, every split's qrels, the held-out query files
-    its config names (heldout_files). Their paths are in the input check's settings, as the MS MARCO
+    its config names (source_heldout_files). Their paths are in the input check's settings, as the MS MARCO
     files are."""
     if not folder:
         raise ValueError("doubting.source.folder: format beir reads a BEIR folder; name it")
@@ -124,13 +122,6 @@ def raw_beir_paths(folder, heldout_queries=()) -> list[str]:
     qrels = [path for paths in qrels_files(folder).values() for path in paths]
     paths = [folder / "corpus.jsonl", folder / "queries.jsonl", *qrels, *heldout_queries]
     return list(dict.fromkeys(map(str, paths)))
-
-
-def heldout_files(doubting: dict) -> list[Source]:
-    """The query files a BEIR build holds out beside its folder's other splits (which come first, validate_beir_inputs):
-    the files of `source.heldout_queries` in their order, the audit's queries."""
-    listed = doubting["source"]["heldout_queries"]
-    return grouped([*((f"source.heldout_queries[{i}]", p) for i, p in enumerate(listed)), *audit_queries(doubting)])
 
 
 def _split_queries(queries: pa.Table, qrels: pa.Table) -> pa.Table:
@@ -154,7 +145,7 @@ def validate_beir_inputs(folder, train_split: str, dev_split: str, heldout_queri
     """Read and check a BEIR folder; return a report with row counts and the sha256 of each file.
 
     Raises InputError at the first problem, naming the file, line and field. `heldout_queries`: the query files
-    held out beside the folder's other splits (heldout_files, or the listed files alone). A
+    held out beside the folder's other splits (source_heldout_files, or the listed files alone). A
     held-out source that holds every train query is refused (irdata.heldout.refuse_train_held_out). `checked`,
     when given, names the files later
     stages read: train_qrels, dev_qrels (TREC qrels), dev_answers (empty: BEIR has no reference answers, so the
@@ -163,7 +154,7 @@ def validate_beir_inputs(folder, train_split: str, dev_split: str, heldout_queri
     """
     folder = Path(folder)
     if not all(isinstance(source, Source) for source in heldout_queries):  # files listed as source.heldout_queries
-        heldout_queries = heldout_files({"source": {"heldout_queries": [str(p) for p in heldout_queries]},
+        heldout_queries = source_heldout_files({"source": {"heldout_queries": [str(p) for p in heldout_queries]},
                                               "audit": {"queries": None}})
     for path in raw_beir_paths(folder, [source.file for source in heldout_queries]):
         refuse_stream(path, "the input check reads each input twice, its records and then its sha256")
@@ -259,10 +250,10 @@ class BeirSource(InputSource):
         source = doubting["source"]
         return (folder_paths("source.folder", source["folder"], [("source.train_split", source["train_split"]),
                                                                   ("source.dev_split", source["dev_split"])])
-                + [(f"source.heldout_queries[{i}]", str(p), FILE) for i, p in enumerate(source["heldout_queries"])])
+                + listed_paths("source.heldout_queries", source["heldout_queries"]))
 
     def raw_inputs(self, doubting: dict) -> list[str]:
-        return raw_beir_paths(doubting["source"]["folder"], [source.file for source in heldout_files(doubting)])
+        return raw_beir_paths(doubting["source"]["folder"], [source.file for source in source_heldout_files(doubting)])
 
     def rule_inputs(self, doubting: dict) -> dict:
         return {"raw_inputs": self.raw_inputs(doubting)}
@@ -270,11 +261,11 @@ class BeirSource(InputSource):
     run_check = staticmethod(run_validate_beir_inputs)
 
     def heldout_files(self, doubting: dict) -> list[Source]:
-        return heldout_files(doubting)
+        return source_heldout_files(doubting)
 
     def check_settings(self, doubting: dict) -> dict:
         return {"source": doubting["source"], "inputs": self.raw_inputs(doubting),
-                "heldout": [source.record() for source in heldout_files(doubting)]}
+                "heldout": [source.record() for source in source_heldout_files(doubting)]}
 
     def size_path(self, doubting: dict) -> str:
         return f"{doubting['source']['folder']}/corpus.jsonl"

@@ -26,23 +26,19 @@ from ..atomic import write_json_atomic, write_jsonl_atomic
 from ..errors import InputError
 from ..heldout import (
     Source,
-    audit_queries,
     combine_heldout,
-    grouped,
     refuse_train_held_out,
     sources_record,
     write_checked_heldout,
 )
 from ..passage_store import write_passage_store
-from ..path_kinds import FILE
 from ..provenance import sha256_file
 from ..qrels_files import check_qrels, write_qrels
 from ..query_files import line_breaking_row, read_queries, write_queries
-from ..tsv import header_lines
-from .base import CardWords, InputSource
+from ..tsv import _check_ids, _first_duplicate, _first_wordless, header_lines
+from .base import CardWords, InputSource, listed_paths, source_heldout_files
 
 PREFIX = "ir_datasets:"  # how the inputs record and the held-out sources name an id (it is not a file)
-ID_KEYS = ("docs_id", "train_id", "dev_id")
 
 
 def cache_folder() -> str:
@@ -90,6 +86,12 @@ def known(dataset_id: str) -> bool:
     return dataset_id in ir_datasets.registry
 
 
+def version() -> str:
+    import ir_datasets
+
+    return ir_datasets.__version__
+
+
 def load(dataset_id: str):
     """The ir_datasets dataset of `dataset_id` (a KeyError where ir_datasets registers no such id)."""
     import ir_datasets
@@ -105,67 +107,130 @@ def _refuse_uncached(key: str, dataset_id: str, error: NotCached):
                       field=key)
 
 
-def _read(key: str, dataset_id: str, what: str, columns):
-    """The `what` (docs, queries, qrels) of `dataset_id` as a table of `columns` (name -> how a record gives it),
-    read from the cache only."""
+# records turned into an Arrow batch at a time: the docs never stand as Python lists whole (8.8M of MS MARCO)
+BATCH_ROWS = 65_536
+
+
+class BadRecord(Exception):
+    """A record whose value the checked files cannot hold (its message names the record)."""
+
+
+def _read(key: str, dataset_id: str, what: str, columns: dict, types: dict | None = None) -> pa.Table:
+    """The `what` (docs, queries, qrels) of `dataset_id` as a table of `columns` (name -> how a record gives it; a
+    string unless `types` says otherwise), read from the cache only, a batch of BATCH_ROWS records at a time; an id
+    without any is refused."""
     dataset = load(dataset_id)
     if not getattr(dataset, f"has_{what}")():
         raise InputError(f"{PREFIX}{dataset_id}", f"the ir_datasets id has no {what} (doubting.source.{key}); name "
                          f"one that has", field=key)
-    values = {name: [] for name in columns}
+    schema = pa.schema([(name, (types or {}).get(name, pa.string())) for name in columns])
+    batches, values = [], {name: [] for name in columns}
+
+    def flush():
+        batches.append(pa.record_batch([pa.array(values[f.name], f.type) for f in schema], schema=schema))
+        for column in values.values():
+            column.clear()
+
     try:
         with cached_only():
             for record in getattr(dataset, f"{what}_iter")():
                 for name, get in columns.items():
                     values[name].append(get(record))
+                if len(values["id" if "id" in values else "query_id"]) == BATCH_ROWS:
+                    flush()
     except NotCached as error:
         raise _refuse_uncached(key, dataset_id, error) from None
+    except BadRecord as error:
+        raise InputError(f"{PREFIX}{dataset_id}", f"{error} (doubting.source.{key})", field=key) from None
     except Exception as error:  # ir_datasets' own parse errors (RuntimeError, ValueError, ...): a line, not a trace
         raise InputError(f"{PREFIX}{dataset_id}", f"ir_datasets could not read its {what} (doubting.source.{key}): "
                          f"{type(error).__name__}: {error}", field=key) from None
-    return pa.table({name: pa.array(v, pa.string() if name != "relevance" else pa.int64())
-                     for name, v in values.items()})
+    flush()
+    table = pa.Table.from_batches(batches, schema)
+    if not table.num_rows:
+        raise InputError(f"{PREFIX}{dataset_id}", f"the ir_datasets id's {what} are empty (doubting.source.{key}); "
+                         "expected at least one record", field=key)
+    return table
 
 
 def _text(record) -> str:
-    return record.text if "text" in record._fields else record.default_text()
+    text = record.text if "text" in record._fields else record.default_text()
+    if text is None:
+        raise BadRecord(f"{type(record).__name__} {record[0]!r} has no text")
+    return text
+
+
+def _title(doc) -> str:
+    return doc.title or ""  # a doc without a title (None) is a doc whose title is empty, as in a BEIR corpus
+
+
+def _relevance(qrel) -> int:
+    value = qrel.relevance
+    if isinstance(value, bool) or not isinstance(value, int) or not -10**9 < value < 10**9:
+        raise BadRecord(f"qrel of query {qrel.query_id!r} and doc {qrel.doc_id!r}: relevance {value!r} is not an "
+                        "integer of at most 9 digits")
+    return value
+
+
+def _refuse_ids(dataset_id: str, table: pa.Table, id_name: str, what: str) -> None:
+    """An id the checked files cannot hold (empty, whitespace, control characters: irdata.tsv.id_problem) or one
+    given twice, refused naming it."""
+    where = f"{PREFIX}{dataset_id}"
+    _check_ids(where, table, id_name, line_of=lambda row: None)
+    repeated = _first_duplicate(table.column(id_name))
+    if repeated is not None:
+        raise InputError(where, f"{what} {table.column(id_name)[repeated].as_py()!r}: its id is given twice",
+                         field=id_name)
 
 
 def read_docs(key: str, dataset_id: str) -> pa.Table:
-    """The docs of `dataset_id` as `id`, `text` (and `title` where its docs have one), in ir_datasets' order."""
+    """The docs of `dataset_id` as `id`, `text` (and `title` where its docs have a text and a title field: a doc
+    without a text field gives its default text, which holds its title already), in ir_datasets' order."""
     columns = {"id": lambda d: d.doc_id, "text": _text}
-    if "title" in load(dataset_id).docs_cls()._fields:
-        columns["title"] = lambda d: d.title
-    return _read(key, dataset_id, "docs", columns)
+    fields = load(dataset_id).docs_cls()._fields
+    if "title" in fields and "text" in fields:
+        columns["title"] = _title
+    docs = _read(key, dataset_id, "docs", columns)
+    _refuse_ids(dataset_id, docs, "id", "doc")
+    return docs
 
 
 def read_id_queries(key: str, dataset_id: str) -> pa.Table:
-    """The queries of `dataset_id` as `query_id`, `text`, refused (naming the id and query) where an id repeats, or
-    a text is blank or holds a tab or a line break, which a `qid<TAB>text` line cannot hold."""
+    """The queries of `dataset_id` as `query_id`, `text`, refused (naming the id and query) where an id is not one
+    or repeats, or a text holds a tab or a line break, which a `qid<TAB>text` line cannot hold, or has no word
+    (the dedup's text rule leaves it empty)."""
     table = _read(key, dataset_id, "queries", {"query_id": lambda q: q.query_id, "text": _text})
+    _refuse_ids(dataset_id, table, "query_id", "query")
     ids, texts = table.column("query_id"), table.column("text")
 
     def refuse(row: int, what: str, field: str):
         raise InputError(f"{PREFIX}{dataset_id}", f"query {ids[row].as_py()!r}: {what}", field=field)
 
-    if pc.count_distinct(ids).as_py() < table.num_rows:
-        counts = pc.value_counts(ids)
-        repeated = counts.field("values")[pc.index(pc.greater(counts.field("counts"), 1), True).as_py()]
-        refuse(pc.index(ids, repeated).as_py(), "its id is given twice", "query_id")
     bad = line_breaking_row(texts)
     if bad is not None:
         refuse(bad, "its text holds a tab or a line break, which the query files cannot hold", "text")
-    blank = pc.equal(pc.utf8_trim_whitespace(texts), "")
-    if pc.any(blank).as_py():
-        refuse(pc.index(blank, True).as_py(), "its text is blank", "text")
+    wordless = _first_wordless(texts)
+    if wordless is not None:
+        refuse(wordless, "its text has no word (empty, or punctuation and whitespace only)", "text")
     return table
 
 
 def read_id_qrels(key: str, dataset_id: str) -> pa.Table:
-    """The qrels of `dataset_id` as query_id, iteration, passage_id, relevance."""
-    return _read(key, dataset_id, "qrels", {"query_id": lambda q: q.query_id,
-                                            "iteration": lambda q: str(getattr(q, "iteration", "0")),
-                                            "passage_id": lambda q: q.doc_id, "relevance": lambda q: q.relevance})
+    """The qrels of `dataset_id` as query_id, iteration, passage_id, relevance (int32, as irdata.tsv.read_trec_qrels
+    reads them back), refused where an id is not one or a (query, doc) pair repeats."""
+    qrels = _read(key, dataset_id, "qrels", {"query_id": lambda q: q.query_id,
+                                             "iteration": lambda q: str(getattr(q, "iteration", "0")),
+                                             "passage_id": lambda q: q.doc_id, "relevance": _relevance},
+                  types={"relevance": pa.int32()})
+    where = f"{PREFIX}{dataset_id}"
+    for name in ("query_id", "iteration", "passage_id"):
+        _check_ids(where, qrels, name, line_of=lambda row: None)
+    pairs = pc.binary_join_element_wise(qrels.column("query_id"), qrels.column("passage_id"), "\t")
+    repeated = _first_duplicate(pairs)
+    if repeated is not None:
+        raise InputError(where, f"the pair of query {qrels.column('query_id')[repeated].as_py()!r} and doc "
+                         f"{qrels.column('passage_id')[repeated].as_py()!r} is given twice", field="passage_id")
+    return qrels
 
 
 def named_ids(source: dict) -> list[tuple[str, str]]:
@@ -173,13 +238,6 @@ def named_ids(source: dict) -> list[tuple[str, str]]:
     each held-out id."""
     return [("docs_id", source["docs_id"] or source["train_id"]), ("train_id", source["train_id"]),
             ("dev_id", source["dev_id"]), *((f"heldout_ids[{i}]", d) for i, d in enumerate(source["heldout_ids"]))]
-
-
-def heldout_files(doubting: dict) -> list[Source]:
-    """The query files held out beside the dev id's and the held-out ids' queries: the files of
-    `source.heldout_queries` in their order, the audit's queries."""
-    listed = doubting["source"]["heldout_queries"]
-    return grouped([*((f"source.heldout_queries[{i}]", p) for i, p in enumerate(listed)), *audit_queries(doubting)])
 
 
 def validate_ir_datasets_inputs(source: dict, heldout_queries: list[Source], qrels_missing_passages: str = "error",
@@ -266,24 +324,23 @@ class IrDatasetsSource(InputSource):
     file_keys = (("source", "heldout_queries"),)
 
     def input_paths(self, doubting: dict) -> list[tuple[str, str, str]]:
-        return [(f"source.heldout_queries[{i}]", str(p), FILE)
-                for i, p in enumerate(doubting["source"]["heldout_queries"])]
+        return listed_paths("source.heldout_queries", doubting["source"]["heldout_queries"])
 
     def unavailable(self, doubting: dict) -> list[str]:
-        return [f"source.{key}: {dataset_id!r} is no ir_datasets id (ir_datasets 0.6.3 lists its ids: "
+        return [f"source.{key}: {dataset_id!r} is no ir_datasets id (ir_datasets {version()} lists its ids: "
                 "https://ir-datasets.com); name one it registers" for key, dataset_id in named_ids(doubting["source"])
                 if not known(dataset_id)]
 
     def raw_inputs(self, doubting: dict) -> list[str]:
-        return raw_inputs(doubting["source"], heldout_files(doubting))
+        return raw_inputs(doubting["source"], source_heldout_files(doubting))
 
     def rule_inputs(self, doubting: dict) -> dict:
-        return {"heldout_files_in": [listed.file for listed in heldout_files(doubting)]}
+        return {"heldout_files_in": [listed.file for listed in source_heldout_files(doubting)]}
 
     run_check = staticmethod(run_validate_ir_datasets_inputs)
 
     def heldout_files(self, doubting: dict) -> list[Source]:
-        return heldout_files(doubting)
+        return source_heldout_files(doubting)
 
     def train_heldout_conflicts(self, doubting: dict, folder: Path, where: str) -> list[str]:
         source = doubting["source"]
@@ -294,7 +351,7 @@ class IrDatasetsSource(InputSource):
     def check_settings(self, doubting: dict) -> dict:
         return {"source": doubting["source"], "inputs": self.raw_inputs(doubting),
                 "qrels_missing_passages": doubting["qrels_missing_passages"],
-                "heldout": [source.record() for source in heldout_files(doubting)]}
+                "heldout": [source.record() for source in source_heldout_files(doubting)]}
 
     def size_path(self, doubting: dict) -> str | None:
         """The docs' file in the cache where their handler names one (TSV docs, as msmarco-passage's), else None."""
@@ -302,7 +359,9 @@ class IrDatasetsSource(InputSource):
         try:
             handler = load(source["docs_id"] or source["train_id"]).docs_handler()
             return str(handler.docs_path(force=False)) if hasattr(handler, "docs_path") else None
-        except (KeyError, NotImplementedError):  # an unknown id is refused at planning (unavailable)
+        # an unknown id is refused at planning (unavailable); some handlers' docs_path takes no `force` (args.me,
+        # touche), and calling it without would download
+        except (KeyError, NotImplementedError, TypeError):
             return None
 
     def train_qrels(self, doubting: dict):

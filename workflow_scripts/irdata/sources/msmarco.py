@@ -28,7 +28,7 @@ from ..qrels_files import check_qrels, write_qrels
 from ..query_files import read_queries
 from ..reference_answers import read_answers
 from ..tsv import header_lines, read_id_text_tsv, read_trec_qrels
-from .base import CardWords, InputSource, qrels_relevances
+from .base import CardWords, InputSource, listed_paths, qrels_relevances
 
 
 def read_collection(path) -> pa.Table:
@@ -195,8 +195,8 @@ class MsMarcoSource(InputSource):
     file_keys = (*((key,) for key in RAW_FILE_KEYS), ("heldout_queries",))
 
     def input_paths(self, doubting: dict) -> list[tuple[str, str, str]]:
-        return [(key, doubting[key], FILE) for key in RAW_FILE_KEYS] + [
-            (f"heldout_queries[{i}]", str(path), FILE) for i, path in enumerate(doubting["heldout_queries"])]
+        return ([(key, doubting[key], FILE) for key in RAW_FILE_KEYS]
+                + listed_paths("heldout_queries", doubting["heldout_queries"]))
 
     def raw_inputs(self, doubting: dict) -> list[str]:
         return raw_input_paths({"doubting": doubting})
