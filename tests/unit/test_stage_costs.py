@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from irdata.sources import SOURCES
 from irdata.stage_costs import RuleCost, cost_table, rule_names, rule_of, stage_costs
 
 REPO = Path(__file__).resolve().parents[2]
@@ -58,6 +59,10 @@ def test_every_rules_benchmark_file_is_read_as_that_rules():
                 declared[bench_path.group(1)] = header.group(1) or header.group(2)
     # every rule but the two that only publish a staged folder (a copy) has one; shard_queries is the target
     # over the rules generated per build, whose benchmarks are benchmarks/shard_queries/<build>.tsv
-    assert set(rules) - set(declared.values()) == {"package", "publish_44b", "shard_queries"}
+    # the input checks are declared in a loop over the sources (rules/queries.smk), their benchmarks
+    # benchmarks/<rule>/<build>.tsv
+    checks = {source.rule for source in SOURCES.values()}
+    assert set(rules) - set(declared.values()) == {"package", "publish_44b", "shard_queries"} | checks
+    assert {rule_of(f"{rule}/demo.tsv", rules) for rule in checks} == checks
     assert rule_of("shard_queries/demo.tsv", rules) == "shard_queries"
     assert {path: rule_of(path, rules) for path in declared} == declared

@@ -318,6 +318,16 @@ def test_readme_audit_commands_run(built):
         assert proc.returncode == 0, f"README audit command failed: {command}\n{proc.stderr[-3000:]}"
 
 
+def test_the_readmes_cost_table_command_reads_every_benchmark_of_the_build(built):
+    """README's "The demo's jobs" command, as printed, in the folder the demo was built in: every benchmark file is
+    a rule's (the input checks, declared in a loop over the sources, included), or the command fails."""
+    command = ".venv/bin/python bench/bench_stage_costs.py benchmarks"
+    assert f"```bash\n{command}\n```" in (REPO / "README.md").read_text()
+    table = run_shell(command, built.root).stdout
+    rows = {line.split("`")[1] for line in table.splitlines() if line.startswith("| `")}
+    assert {"validate_msmarco_inputs", "grade", "downstream_train", "package_44b"} <= rows, table
+
+
 def test_the_builds_console_is_its_jobs_progress_and_what_it_published(demo_build):
     """A few lines a job (rule, wildcards, log, reason; progress), the scripts' details in their logs, and at the end
     the release the build published (irdata/console.py, irdata/logs.py)."""

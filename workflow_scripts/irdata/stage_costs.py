@@ -8,6 +8,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from .sources import SOURCES
+
 RULE = re.compile(r"^\s*(?:rule (\w+):|use rule \w+ as (\w+))", re.M)
 
 
@@ -21,9 +23,11 @@ class RuleCost:
 
 
 def rule_names(rules_dir: Path) -> list[str]:
-    """The rules that rules/*.smk declare, `use rule ... as` ones included."""
-    return sorted({a or b for path in sorted(Path(rules_dir).glob("*.smk"))
-                   for a, b in RULE.findall(path.read_text(encoding="utf-8"))})
+    """The rules that rules/*.smk declare, `use rule ... as` ones included, and the input check of each source
+    (rules/queries.smk declares them in a loop over the sources, by name)."""
+    declared = {a or b for path in sorted(Path(rules_dir).glob("*.smk"))
+                for a, b in RULE.findall(path.read_text(encoding="utf-8"))}
+    return sorted(declared | {source.rule for source in SOURCES.values()})
 
 
 def rule_of(relpath: str, rules: list[str]) -> str:
