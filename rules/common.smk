@@ -13,7 +13,7 @@ from snakemake.common import overwrite_function_params
 from irdata.logs import TRACEBACK_ENV as _TRACEBACK_ENV
 from irdata.doubting import wiring as _doubting
 from irdata.doubting.human_audit import sheet_inputs as _human_audit_sheet_inputs
-from irdata.doubting.release_code import release_code as _release_code
+from irdata.doubting.release_code import doubting_code as _doubting_code, release_code as _release_code
 from irdata.doubting.audit_ranking import (
     OWN_RUNS as AUDIT_OWN_RUNS,
     run_files as _audit_run_files,
@@ -22,7 +22,7 @@ from irdata.doubting.audit_ranking import (
 from irdata.config_check import CONFIG_SECTIONS, build_key_path as _build_key_path
 from irdata.config_mistakes import ConfigError
 from irdata.builds import validated_builds as _validated_builds
-from irdata.grading_modes import grading_mistakes as _grading_mistakes
+from irdata.build_grading import grading_mistakes as _grading_mistakes
 from irdata.input_keys import missing_inputs as _missing_inputs
 from irdata.frozen import (
     doubting_release as _doubting_release,
@@ -58,7 +58,7 @@ from irdata.layout import (
 )
 from irdata.layout import shard_paths as _shard_paths
 from irdata.shards import size_shard_count as _size_shard_count
-from irdata.sources import (
+from irdata.sources.registry import (
     SOURCES as INPUT_SOURCES,
     source_of as _source_of,
     train_heldout_conflicts as _train_heldout_conflicts,
@@ -424,7 +424,8 @@ def human_audit_sheet_inputs(wildcards):
 def doubting_release_code(build):
     """The identity of a build's release's code: its modules, prompts, rules, envs and schemas (MANIFEST.json's
     `code`, irdata/doubting/release_code.py), once per build (the files do not change while Snakemake plans)."""
-    return _release_code(workflow.basedir, _doubting.prompt_paths(STAGE, _LLM_RULES, build))
+    code = _doubting_code(_source_of(BUILDS[build]["doubting"]).rule)
+    return _release_code(workflow.basedir, _doubting.prompt_paths(STAGE, _LLM_RULES, build), code)
 
 
 def llm_job_stats(wildcards):

@@ -7,12 +7,12 @@ import yaml
 
 from code_edits import code_tree
 from demo_config import REPO, demo_build, workflow_builds
+from irdata.build_grading import grading_mistakes
 from irdata.builds import BuildError, declared_builds, deep_merge, name_clashes, name_defaults
 from irdata.config_check import build_key_path
 from irdata.doubting.release_code import release_code
 from irdata.doubting.stages import config_used
 from irdata.frozen import doubting_release, next_version, release_notices, release_problems, release_stop
-from irdata.grading_modes import grading_mistakes
 from irdata.ledger import record_ledger
 from irdata.provenance import sha256_file
 from irdata.stage import canonical

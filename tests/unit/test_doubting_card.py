@@ -20,6 +20,7 @@ from irdata.passage_store import write_passage_store
 from irdata.retrieval.baseline_run import write_bm25_run
 from irdata.retrieval.bm25 import build_bm25_index
 from irdata.retrieval.search import Searcher
+from irdata.sources.registry import card_words
 from irdata.stage_registry import STAGES
 from synthetic_doubting import Work, edge_cases
 
@@ -37,7 +38,7 @@ def manifest_of(root) -> dict:
 
 def rendered(root, manifest: dict) -> str:
     inputs = json.loads((Work(root / "w").base / "inputs.json").read_text())
-    return card.render(manifest, inputs, BATCH_DESCRIPTIONS)
+    return card.render(manifest, inputs, BATCH_DESCRIPTIONS, card_words(manifest["config"]["doubting"]))
 
 
 def flat(text: str) -> str:
@@ -213,7 +214,7 @@ def test_the_card_names_the_held_out_sources_and_the_text_rule(released):
     beir = {**inputs, "format": "beir", "heldout_sources": [
         {"keys": ["source.dev_split"], "file": "beir/qrels/test.tsv", "queries": 3},
         {"keys": ["source.folder"], "file": "beir/qrels/Dev.tsv.gz", "queries": 1}]}
-    text = flat(card.render(manifest, beir, BATCH_DESCRIPTIONS))
+    text = flat(card.render(manifest, beir, BATCH_DESCRIPTIONS, card_words(manifest["config"]["doubting"])))
     assert "held-out development or test query (1 from `dev_queries`, 2 from `audit.queries`) and" in text
     assert ("Held out, whether source.heldout_queries lists them or not, are the build's own evaluation queries "
             "(every qrels split of its folder but the train split, and the label audit's queries) with every file "
@@ -234,7 +235,7 @@ def test_an_ir_datasets_build_card_names_its_ids_and_joins_with_ir_datasets(rele
     manifest["config"]["annotation"]["grading"]["dev"] = "query_only"
     irds = {**inputs, "format": "ir_datasets", "heldout_sources": [
         {"keys": ["source.dev_id"], "file": "ir_datasets:beir/scifact/test", "queries": 3}]}
-    text = flat(card.render(manifest, irds, BATCH_DESCRIPTIONS))
+    text = flat(card.render(manifest, irds, BATCH_DESCRIPTIONS, card_words(manifest["config"]["doubting"])))
     assert "built by its workflow from the ir_datasets ids `beir/scifact/train` (the passages), " in text
     assert "`beir/scifact/test` (dev queries and qrels), read from the ir_datasets cache" in text
     assert "This is not MS MARCO: the ids are those of these datasets." in text
@@ -288,7 +289,7 @@ def test_a_beir_builds_dev_queries_are_those_of_its_split_not_the_whole_query_fi
     manifest["config"]["annotation"]["grading"]["dev"] = "query_only"
     inputs = json.loads((Work(released / "w").base / "inputs.json").read_text())
     inputs["rows"]["dev_queries"] = manifest["counts"]["dev"]["queries"]  # the queries of qrels/test.tsv
-    text = flat(card.render(manifest, inputs, BATCH_DESCRIPTIONS))
+    text = flat(card.render(manifest, inputs, BATCH_DESCRIPTIONS, card_words(manifest["config"]["doubting"])))
     assert ("**Dev.** All 4 queries of the BEIR split `test` (the queries of data/mine/qrels/test.tsv in "
             "data/mine/queries.jsonl).") in text
     assert "dev query file" not in text

@@ -25,6 +25,7 @@ from irdata.doubting.package import build_package
 from irdata.doubting.release_code import release_code
 from irdata.ledger import ReleaseFrozenError, planned_version_differences
 from irdata.publish import publish_version
+from irdata.sources.registry import card_words
 from synthetic_doubting import Work, edge_cases, synthetic_split, write_qrels
 
 REPO = Path(__file__).resolve().parents[2]
@@ -88,10 +89,11 @@ def build(root: Path, kw: dict, version="v0.1-test", repo_id="Shroedingercat/dou
     assemble(root / "assembled", **kw)
     base = Work(root / "w").base
     ledger = ledger or root / "ledger.json"
+    config = config_used(version, kw["grading"], **doubting)
     manifest = build_package(root / "assembled", root / "staged", version, repo_id, base / "inputs.json",
-                             base / "llm_identity.json", config_used(version, kw["grading"], **doubting),
-                             release_code(REPO), BATCH_DESCRIPTIONS, ledger,
-                             write_run(root / "assembled", root / "bm25_dev.trec"), version_key=VERSION_KEY)
+                             base / "llm_identity.json", config, release_code(REPO), BATCH_DESCRIPTIONS, ledger,
+                             write_run(root / "assembled", root / "bm25_dev.trec"), version_key=VERSION_KEY,
+                             card_words=card_words(config["doubting"]))
     publish_version(root / "staged", root / out, ledger, "stage_release", MANIFEST, VERSION_KEY)
     return manifest
 

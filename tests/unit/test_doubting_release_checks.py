@@ -17,6 +17,7 @@ from irdata.errors import InputError
 from irdata.provenance import sha256_file
 from irdata.sources.base import check_inputs_current
 from irdata.sources.msmarco import input_paths
+from irdata.sources.registry import card_words
 from synthetic_doubting import Work, edge_cases
 from unit.test_doubting_package import BATCH_DESCRIPTIONS, REPO, config_used, write_run
 
@@ -169,10 +170,11 @@ def test_stage_release_refuses_work_built_from_other_inputs(tmp_path):
             config_used("v1"), release_code(REPO), BATCH_DESCRIPTIONS, tmp_path / "ledger.json",
             write_run(tmp_path / "assembled", tmp_path / "bm25_dev.trec"))
     other, _ = raw_inputs(tmp_path / "production")
+    words = card_words(config_used("v1")["doubting"])
     with pytest.raises(InputError, match="built from other inputs than the config names"):
-        build_package(*args, raw_inputs=other, version_key="builds.demo.version")
+        build_package(*args, raw_inputs=other, version_key="builds.demo.version", card_words=words)
     assert not (tmp_path / "staged").exists() and not (tmp_path / "ledger.json").exists()
-    build_package(*args, raw_inputs=paths, version_key="builds.demo.version")
+    build_package(*args, raw_inputs=paths, version_key="builds.demo.version", card_words=words)
     assert (tmp_path / "staged/MANIFEST.json").exists()
 
 

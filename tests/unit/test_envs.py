@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from irdata.provenance import module_closure
-from irdata.sources import SOURCES
+from irdata.sources.registry import SOURCES
 
 REPO = Path(__file__).resolve().parents[2]
 RULE = re.compile(r"^rule (\w+):\n((?:[ \t]+.*\n|\n)+)", re.M)
@@ -23,7 +23,7 @@ CONDA_NAMES = {"pytorch": "torch", "matplotlib-base": "matplotlib"}
 def rules() -> list[tuple[str, str, str]]:
     """(rule, script, env file) of every rule with a script: the input checks' (one per source, rules/queries.smk)
     and every `rule <name>:`."""
-    out = [(s.rule, "workflow_scripts/validate_inputs.py", f"envs/{s.env}.yaml") for s in SOURCES.values()]
+    out = [(s.rule, f"workflow_scripts/{s.rule}.py", f"envs/{s.env}.yaml") for s in SOURCES.values()]
     for smk in sorted((REPO / "rules").glob("*.smk")):
         for name, body in RULE.findall(smk.read_text()):
             script = re.search(r"script:\s*\n\s*\"\.\./(workflow_scripts/[\w/]+\.py)\"", body)

@@ -19,10 +19,10 @@ from irdata.doubting.stages import STAGES
 from irdata.errors import InputError
 from irdata.heldout import Source, combine_heldout, read_checked_heldout, write_checked_heldout
 from irdata.query_files import read_queries
-from irdata.sources import train_heldout_conflicts
 from irdata.sources.base import source_heldout_files
 from irdata.sources.msmarco import heldout_files as msmarco_heldout_files
 from irdata.sources.msmarco import raw_input_paths, run_validate_msmarco_inputs
+from irdata.sources.registry import train_heldout_conflicts
 
 DEMO = "resources/demo"
 STAGE = {stage.name: stage for stage in STAGES}

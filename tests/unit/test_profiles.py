@@ -12,7 +12,7 @@ import yaml
 from snakemake.cli import parse_args
 
 from irdata.local_run import local_defaults
-from irdata.sources import SOURCES
+from irdata.sources.registry import SOURCES
 
 REPO = Path(__file__).resolve().parents[2]
 PROFILES = {name: yaml.safe_load((REPO / f"profiles/{name}/config.yaml").read_text())

@@ -5,8 +5,10 @@ its script in its release's list fails here, as does a listed script no rule run
 import re
 from pathlib import Path
 
-from irdata.doubting.release_code import DOUBTING_SCRIPTS
+from irdata.doubting.release_code import DOUBTING_SCRIPTS, doubting_code
 from irdata.eval44b.wiring import CODE as EVAL44B_CODE
+from irdata.provenance import module_closure
+from irdata.sources.registry import SOURCES
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = re.compile(r'^\s*script:\s*\n\s*"\.\./workflow_scripts/(\w+)\.py"', re.M)
@@ -46,3 +48,18 @@ def test_every_rule_script_is_in_its_releases_code_and_no_other():
         assert scripts[name] & (doubting | eval44b) == set(), f"rules/{name}: the report is no release's code"
     run = set().union(*scripts.values())
     assert doubting - run == set() and eval44b - run == set(), "listed scripts that no rule runs"
+
+
+def test_each_sources_input_check_is_its_own_script_and_in_its_builds_code_alone():
+    """A source's input check runs its own script (rules/queries.smk declares the rule per source), which imports no
+    other source's module: editing one source reruns no build of another and freezes none of their releases."""
+    assert 'f"../workflow_scripts/{source.rule}.py"' in (REPO / "rules/queries.smk").read_text()
+    for source in SOURCES.values():
+        script = REPO / "workflow_scripts" / f"{source.rule}.py"
+        modules = {path.stem for path in module_closure(script) if path.parent.name == "sources"}
+        assert modules == {"__init__", "base", source.name}, source.rule
+        assert doubting_code(source.rule).scripts == (source.rule, *DOUBTING_SCRIPTS)
+    for name in DOUBTING_SCRIPTS:
+        modules = {path.stem for path in module_closure(REPO / "workflow_scripts" / f"{name}.py")
+                   if path.parent.name == "sources"}
+        assert modules <= {"__init__", "base"}, name

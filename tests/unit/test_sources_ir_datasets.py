@@ -16,14 +16,13 @@ import yaml
 
 from demo_config import workflow_builds
 from ir_datasets_cache import SCIFACT_DOCS, readme_overlay, register_local, scifact_cache
+from irdata.build_grading import grading_mode
 from irdata.dedup import dedup_train_queries
 from irdata.errors import InputError
-from irdata.grading_modes import grading_mode
 from irdata.heldout import Source, read_checked_heldout
 from irdata.input_keys import missing_inputs
 from irdata.passage_store import PassageStore
 from irdata.query_files import read_queries
-from irdata.sources import SOURCES, source_of, train_heldout_conflicts
 from irdata.sources.ir_datasets import (
     IR_DATASETS,
     BadRecord,
@@ -32,6 +31,7 @@ from irdata.sources.ir_datasets import (
     read_docs,
     validate_ir_datasets_inputs,
 )
+from irdata.sources.registry import SOURCES, source_of, train_heldout_conflicts
 from irdata.tsv import read_trec_qrels
 from repo_copy import REPO, copy_repo
 from workflow_run import Workflow

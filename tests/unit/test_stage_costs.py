@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from irdata.sources import SOURCES
+from irdata.sources.registry import SOURCES
 from irdata.stage_costs import RuleCost, cost_table, rule_names, rule_of, stage_costs
 
 REPO = Path(__file__).resolve().parents[2]

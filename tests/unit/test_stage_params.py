@@ -5,16 +5,16 @@ import re
 from pathlib import Path
 
 from irdata.code_identity import code_identity
-from irdata.sources import SOURCES
+from irdata.sources.registry import SOURCES
 from irdata.stage_registry import STAGES, StageWiring
 
 REPO = Path(__file__).resolve().parents[2]
 # a rule, a `use rule`, a rule generated per build (`rule:` with `name: f"<rule>_{_build}"`, rules/queries.smk) or
-# per input source (`name: _source.rule`, its params `**stage_params(_source.rule)`: one rule of each source's name)
+# per input source (`name: source.rule`, its params `**stage_params(source.rule)`: one rule of each source's name)
 RULE = re.compile(r'^\s*(?:rule (\w+):|use rule (\w+) as (\w+) with:|rule:\s*\n\s*name:\s*\n\s*f"(\w+)_\{\w+\}"|'
-                  r'rule:\s*\n\s*name:\s*\n\s*(_source)\.rule)', re.M)
+                  r'rule:\s*\n\s*name:\s*\n\s*(source)\.rule)', re.M)
 PER_BUILD = "_{build}"
-PER_SOURCE = "_source.rule"
+PER_SOURCE = "source.rule"
 PARAMS_CALL = re.compile(r'\*\*stage_params\("(\w+)"')
 
 

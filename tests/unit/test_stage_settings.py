@@ -19,7 +19,7 @@ from irdata.downstream.stages import MODELS as DS_MODELS
 from irdata.downstream.stages import collections as ds_collections
 from irdata.eval44b.stages import arms
 from irdata.llm.settings import CONNECTION_SETTINGS
-from irdata.sources import SOURCES
+from irdata.sources.registry import SOURCES
 from irdata.stage_registry import STAGES
 
 REPO = Path(__file__).resolve().parents[2]

@@ -188,8 +188,10 @@ RELEASE = {"assemble", "human_audit_sheet", "human_audit_results", "release_gate
     ("workflow_scripts/irdata/doubting/card.py", {"stage_release", "package"}),
     ("workflow_scripts/irdata/doubting/templates/card/README.md.tmpl", {"stage_release", "package"}),
     ("workflow_scripts/irdata/retrieval/baseline_run.py", {"bm25_dev_run", "stage_release", "package"}),
-    # the 44b release's code is not the Doubting release's
+    # the 44b release's code is not the Doubting release's, nor another source's code an MS MARCO-format build's
     ("workflow_scripts/irdata/eval44b/templates/card/README.md.tmpl", set()),
+    ("workflow_scripts/irdata/sources/ir_datasets.py", set()),
+    ("workflow_scripts/irdata/sources/beir.py", set()),
     *[(f"workflow_scripts/{script}.py", set()) for script in
       ("split_papers", "select_queries", "mine_negatives", "score_arms", "package_44b")],
 ])

@@ -18,7 +18,7 @@ from pathlib import Path
 from .config_mistakes import ConfigError, has_path
 from .grading_modes import NO_ANSWERS_DEV_MODE
 from .layout import PAPERS44B, package_dir, release_ledger
-from .sources import source_of
+from .sources.registry import source_of
 
 # a build's name is a path part and a wildcard value: letters, digits, `-` and `_`, starting with a letter
 NAME = r"[A-Za-z][A-Za-z0-9_-]*"

@@ -19,8 +19,8 @@ import yaml
 
 from .builds import build_doubting, declared_builds, name_defaults
 from .config_mistakes import ConfigError, has_path
-from .sources import source_of
 from .sources.msmarco import RAW_FILE_KEYS
+from .sources.registry import source_of
 
 # per section: (its input files: for a build, the demo's source's, whose other_data says which a build changed; the
 # keys that name its release)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from .doubting import stages as doubting_stages
 from .doubting.manifest import MANIFEST
-from .doubting.release_code import DOUBTING_CODE, ReleaseCode, planned_code_differences
+from .doubting.release_code import ReleaseCode, doubting_code, planned_code_differences
 from .errors import InputError
 from .eval44b import stages as eval44b_stages
 from .eval44b.release_files import RELEASE_FILES as EVAL44B_FILES
@@ -30,6 +30,7 @@ from .eval44b.wiring import CODE as EVAL44B_CODE
 from .json_files import read_json
 from .ledger import LEDGER_FIX, LedgerError, planned_version_differences, recorded_versions
 from .publish import planned_swap
+from .sources.registry import source_of
 from .stage import canonical
 
 SHOWN_KEYS = 3
@@ -75,7 +76,7 @@ def doubting_release(name: str, config: dict) -> Release:
     doubting = config["doubting"]
     return Release(name, f"build {name}", doubting["version"], doubting_stages.version_key(config),
                    doubting["release_ledger"], doubting["package_dir"], MANIFEST,
-                   canonical(doubting_stages.config_used(config)), DOUBTING_CODE)
+                   canonical(doubting_stages.config_used(config)), doubting_code(source_of(doubting).rule))
 
 
 def eval44b_release(config: dict) -> Release:

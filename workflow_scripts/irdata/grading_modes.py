@@ -1,11 +1,10 @@
 """The grading modes (annotation.grading, by split): the prompt a mode fills, the data it sees and how the
-dataset card describes it. The card (core env) reads the same registry the grading stage (LLM env) runs."""
+dataset card describes it. The card (core env) reads the same registry the grading stage (LLM env) runs; a build's
+modes are looked up and checked against its source in irdata/build_grading.py."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from .sources import source_of
 
 
 @dataclass(frozen=True)
@@ -47,39 +46,3 @@ def mode_named(name: str, where: str, answers: bool, default: str | None = None)
         raise GradingModeError(where, f"mode {name!r} needs reference answers, which only the dev split of MS "
                                       f"MARCO-format inputs has; {fix}")
     return mode
-
-
-def build_key(config: dict, key: str) -> str:
-    """The config key `key` (`annotation.grading.dev`, `doubting.audit.grading`) as the build whose config this is
-    sets it for itself: `builds.<name>.annotation.grading.dev`, `builds.<name>.audit.grading` (irdata/builds.py)."""
-    if "build" not in config:
-        return key
-    return f"builds.{config['build']}.{key.removeprefix('doubting.')}"
-
-
-def grading_mode(config: dict, split: str) -> GradingMode:
-    """A split's mode (annotation.grading.<split>). Reference answers exist for the dev split of a source that has
-    them (irdata/sources/: MS MARCO-format inputs) only: a build of another has none, and its dev split grades
-    query_only unless the build sets another mode (irdata/builds.py)."""
-    answers = split == "dev" and source_of(config["doubting"]).reference_answers
-    return mode_named(config["annotation"]["grading"][split], build_key(config, f"annotation.grading.{split}"),
-                      answers=answers, default=NO_ANSWERS_DEV_MODE if split == "dev" and not answers else None)
-
-
-def audit_mode(config: dict) -> GradingMode:
-    """The label audit's mode (doubting.audit.grading): its pairs have no reference answers."""
-    return mode_named(config["doubting"]["audit"]["grading"], build_key(config, "doubting.audit.grading"),
-                      answers=False)
-
-
-def grading_mistakes(config: dict) -> list[GradingModeError]:
-    """The mode settings of a build's whole config that no job could run: checked when the workflow plans,
-    before a job's input function would stop on one."""
-    mistakes = []
-    for check in (lambda: grading_mode(config, "train"), lambda: grading_mode(config, "dev"),
-                  lambda: audit_mode(config)):
-        try:
-            check()
-        except GradingModeError as error:
-            mistakes.append(error)
-    return mistakes

@@ -15,9 +15,9 @@ from pathlib import Path
 from .llm.journal import journal_file_problem
 from .llm.local import default_gguf_problem
 from .path_kinds import EITHER, FILE, FOLDER, path_problem, writable_folder_problem
-from .sources import source_of
 from .sources.base import Named, listed_paths
 from .sources.beir import folder_paths
+from .sources.registry import source_of
 
 
 def doubting_input_paths(doubting: dict) -> list[Named]:

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .sources import SOURCES
+from .sources.registry import SOURCES
 
 RULE = re.compile(r"^\s*(?:rule (\w+):|use rule \w+ as (\w+))", re.M)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .sources import file_keys
+from .sources.registry import file_keys
 
 # the config's input files and folders, as key paths (a list value holds several): a build's source's are those of
 # every source (irdata/sources/), whichever it reads

@@ -3,7 +3,7 @@ model identity and the label audit; each LLM job's journal name and retry state.
 
 from __future__ import annotations
 
-from ..grading_modes import audit_mode, grading_mode
+from ..build_grading import audit_mode, grading_mode
 from ..layout import audit_retry_state, llm_retry_state
 from ..retrieval.stages import search_settings
 from ..shard_files import OFFICIAL_ROWS, rule_splits

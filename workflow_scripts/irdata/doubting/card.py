@@ -18,9 +18,9 @@ import os
 from ..card_text import count, counted, decimal, fill, loading_head, md_table, median, part
 from ..downstream.compare import card_section
 from ..grade_scale import GRADES
-from ..grading_modes import grading_mode
+from ..grading_modes import GRADING_MODES
 from ..query_text import RULE_TEXT
-from ..sources import source_of
+from ..sources.base import CardWords
 from . import baseline_run
 from .assemble import CONFIG_SPLITS, DATA_FILES, TREC_GRADED, TREC_STRICT
 from .card_parts import (
@@ -159,7 +159,8 @@ def grading_texts(config: dict, src: str) -> tuple[str, str, str]:
     """What the grading calls of each split saw (the registry's descriptions of the modes the config used; `src`:
     "MS MARCO " where the ids are MS MARCO's): the Grades sentences, whether train and dev are comparable, and the
     Schema's meaning of `grading`."""
-    modes = {split: grading_mode(config, split) for split in ("train", "dev")}
+    # the modes the build ran, checked when it was planned (irdata.grading_modes.grading_mistakes)
+    modes = {split: GRADING_MODES[config["annotation"]["grading"][split]] for split in ("train", "dev")}
     names = {"train": "Training", "dev": "Development"}
     sees = " ".join(f"{names[split]} grades see {mode.description.format(src=src)} (grading = {mode.name})."
                     for split, mode in modes.items())
@@ -350,8 +351,9 @@ def agent_text(agent: dict | None, model: str, search: str) -> str:
             f"{count(total['with_proposals'])} of its {counted(total['queries'], 'query', 'queries')}. {asked}")
 
 
-def render(manifest: dict, inputs: dict, batch_descriptions: dict) -> str:
-    """The card of the release `manifest` (MANIFEST.json's content); `inputs`: inputs.json."""
+def render(manifest: dict, inputs: dict, batch_descriptions: dict, words: CardWords) -> str:
+    """The card of the release `manifest` (MANIFEST.json's content); `inputs`: inputs.json; `words`: what it says
+    of the build's source (irdata.sources.registry.card_words)."""
     config = manifest["config"]
     settings = card_settings(config)
     dense_model = config["retrieval"]["dense"]["model"]
@@ -363,7 +365,6 @@ def render(manifest: dict, inputs: dict, batch_descriptions: dict) -> str:
     default_config = next(iter(configs), None)
     excluded = t["excluded"]
     corpus = settings["corpus_description"]
-    words = source_of(config["doubting"]).card_words(config["doubting"], corpus)
     heldout_by_source, heldout_sources = heldout_texts(t, inputs, words)
     n_collection_passages = inputs.get("rows", {}).get("collection")
     n_dev_file = inputs.get("rows", {}).get("dev_queries")

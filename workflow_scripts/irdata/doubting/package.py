@@ -19,7 +19,7 @@ from ..errors import InputError
 from ..json_files import read_json
 from ..ledger import check_ledger, content_hash
 from ..publish import publish_version
-from ..sources.base import check_inputs_current
+from ..sources.base import CardWords, check_inputs_current
 from . import card, manifest, select
 from .assemble import DATA_FILES, ID_FILES, STATS, TREC_GRADED, TREC_STRICT
 from .baseline_run import RUN_FILE, run_counts
@@ -46,13 +46,14 @@ def build_package(assembled_dir, out_dir, version: str, repo_id: str, inputs_jso
                   code: dict, batch_descriptions: dict, ledger, bm25_run, *, version_key: str,
                   failures_json=None, audit_json=None, raw_inputs: list[str] | None = None,
                   input_check: str | None = None, audit_ranking_json=None, human_audit_json=None,
-                  downstream_json=None) -> dict:
+                  downstream_json=None, card_words: CardWords) -> dict:
     """Build the release at `out_dir` (the staging folder); return the manifest. `code`: the identity of its code
     (MANIFEST.json's `code`, irdata/doubting/release_code.py). `bm25_run`: the BM25 dev run (bm25_dev_run),
     shipped as examples/bm25_dev.trec. `audit_ranking_json`: the audit's system-ranking agreement (audit_ranking),
     MANIFEST.json's `audit.system_ranking`;
     `human_audit_json`: the blinded human audit's results (human_audit_results); `downstream_json`: the
-    downstream comparison (downstream_compare), when run. Raises
+    downstream comparison (downstream_compare), when run; `card_words`: what the card says of the build's source
+    (irdata.sources.registry.card_words). Raises
     ReleaseFrozenError when the ledger holds `version` with other content (naming `version_key`, the config
     key that sets it), and InputError when `raw_inputs` (the input files the config names) are not the files
     inputs.json records (`input_check`: the rule that checked them, which the message tells to rerun)."""
@@ -86,7 +87,7 @@ def build_package(assembled_dir, out_dir, version: str, repo_id: str, inputs_jso
                                       human_audit)
         (tmp / manifest.MANIFEST).write_text(json_text(man), encoding="utf-8", newline="\n")
         # the card says what the manifest records: one source for both
-        (tmp / "README.md").write_text(card.render(man, inputs, batch_descriptions), encoding="utf-8",
+        (tmp / "README.md").write_text(card.render(man, inputs, batch_descriptions, card_words), encoding="utf-8",
                                        newline="\n")
         # after every other file, before SHA256SUMS, which lists it (the order: release_croissant)
         release_croissant(tmp, version, repo_id, config["doubting"]["on_hub"], config["doubting"]["license"],
@@ -109,6 +110,7 @@ def run_stage_release(*, inputs_checked, assembled_files, inputs_json, llm_ident
         dict(s["batch_descriptions"]), s["ledger"], bm25_run, version_key=s["version_key"],
         failures_json=failures, audit_json=audit, audit_ranking_json=audit_ranking, human_audit_json=human_audit,
         raw_inputs=list(s["raw_inputs"]), input_check=s["input_check"], downstream_json=downstream,
+        card_words=CardWords(**s["card_words"]),
     )
 
 

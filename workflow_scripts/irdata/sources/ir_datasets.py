@@ -337,7 +337,6 @@ class IrDatasetsSource(InputSource):
     def rule_inputs(self, doubting: dict) -> dict:
         return {"heldout_files_in": [listed.file for listed in source_heldout_files(doubting)]}
 
-    run_check = staticmethod(run_validate_ir_datasets_inputs)
 
     def heldout_files(self, doubting: dict) -> list[Source]:
         return source_heldout_files(doubting)

@@ -208,7 +208,6 @@ class MsMarcoSource(InputSource):
                 # the dev queries, the listed files and the audit's queries (irdata/heldout.py)
                 "raw_heldout_queries": [source.file for source in heldout_files(doubting)]}
 
-    run_check = staticmethod(run_validate_msmarco_inputs)
 
     def query_files(self, doubting: dict) -> dict[str, str]:
         return {"train": doubting["train_queries"], "dev": doubting["dev_queries"]}
