@@ -469,3 +469,33 @@ def build_targets(build):
             *(rules.report_downstream.output if BUILDS[build]["doubting"]["downstream"]["enabled"] else []),
         )
     ]
+
+# fmt: off
+# An input check's rule, declared for one source (rules/queries.smk calls it for each; snakefmt formats no rule
+# inside a def)
+def input_check_rule(source):
+    rule:
+        name:
+            source.rule
+        input:
+            unpack(source_inputs),
+        output:
+            **DOUBTING_CHECKED,
+            **(CHECKED_QUERIES if source.writes_queries else {}),
+            report=DOUBTING_INPUTS_REPORT,
+            checked=DOUBTING_INPUTS_CHECKED,
+            store=BUILD_STORE,  # the collection, with its titles where it has them, as the passage store
+        log:
+            logs(f"{source.rule}/{{build}}.log"),
+        benchmark:
+            benchmarks(f"{source.rule}/{{build}}.tsv")
+        wildcard_constraints:
+            build=builds_where(lambda doubting: _source_of(doubting) is source),
+        priority: 100
+        conda:
+            f"../envs/{source.env}.yaml"
+        params:
+            **stage_params(source.rule),
+        script:
+            f"../workflow_scripts/{source.rule}.py"
+# fmt: on

@@ -4,41 +4,12 @@
 # reruns the check, and stage_release checks them against the check's record (checked.json).
 DOUBTING_INPUTS_CHECKED = build_file("inputs_checked")
 
-# fmt: off
 # One input check per source format (doubting.source.format, irdata/sources/), each writing the same checked files
 # (and the train and dev query files where its source reads no query files as named); each build's check is the
 # rule of its format. Input checks run before anything else, so bad input fails before an expensive job starts. Each
 # runs its source's own script, which imports that source alone (its code identity holds no other source's code).
-# The rule is declared in a function: Snakemake evaluates a `script:` path again when the job runs, which in a loop
-# would be the loop's last source, and in a function is the call's own. (snakefmt formats no rule inside a def.)
-def input_check_rule(source):
-    rule:
-        name:
-            source.rule
-        input:
-            unpack(source_inputs),
-        output:
-            **DOUBTING_CHECKED,
-            **(CHECKED_QUERIES if source.writes_queries else {}),
-            report=DOUBTING_INPUTS_REPORT,
-            checked=DOUBTING_INPUTS_CHECKED,
-            store=BUILD_STORE,  # the collection, with its titles where it has them, as the passage store
-        log:
-            logs(f"{source.rule}/{{build}}.log"),
-        benchmark:
-            benchmarks(f"{source.rule}/{{build}}.tsv")
-        wildcard_constraints:
-            build=builds_where(lambda doubting: _source_of(doubting) is source),
-        priority: 100
-        conda:
-            f"../envs/{source.env}.yaml"
-        params:
-            **stage_params(source.rule),
-        script:
-            f"../workflow_scripts/{source.rule}.py"
-
-
-# fmt: on
+# The rule is declared in a function (input_check_rule, rules/common.smk): Snakemake evaluates a `script:` path again
+# when the job runs, which in a loop would be the loop's last source, and in a function is the call's own.
 for _source in INPUT_SOURCES.values():
     input_check_rule(_source)
 

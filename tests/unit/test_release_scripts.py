@@ -51,9 +51,9 @@ def test_every_rule_script_is_in_its_releases_code_and_no_other():
 
 
 def test_each_sources_input_check_is_its_own_script_and_in_its_builds_code_alone():
-    """A source's input check runs its own script (rules/queries.smk declares the rule per source), which imports no
+    """A source's input check runs its own script (rules/common.smk declares the rule per source), which imports no
     other source's module: editing one source reruns no build of another and freezes none of their releases."""
-    assert 'f"../workflow_scripts/{source.rule}.py"' in (REPO / "rules/queries.smk").read_text()
+    assert 'f"../workflow_scripts/{source.rule}.py"' in (REPO / "rules/common.smk").read_text()
     for source in SOURCES.values():
         script = REPO / "workflow_scripts" / f"{source.rule}.py"
         modules = {path.stem for path in module_closure(script) if path.parent.name == "sources"}
