@@ -50,9 +50,9 @@ def source_heldout_files(doubting: dict) -> list[Source]:
 
 class InputSource:
     """An input format: what a build of it reads, checks and says. A source's module defines one subclass; its
-    input check's rule (one per source: rules/common.smk's input_check_rule) runs its own script, workflow_scripts/<rule>.py, which
-    imports that module alone (so that another source's code is not part of the check's code identity) and runs its
-    run_validate_<format>_inputs."""
+    input check's rule (one per source: rules/common.smk's input_check_rule) runs its own script,
+    workflow_scripts/<rule>.py, which imports that module alone (so that another source's code is not part of the
+    check's code identity) and runs its run_validate_<format>_inputs."""
 
     name: str  # doubting.source.format
     env: str = "core"  # the conda env of its input check (envs/<env>.yaml)
