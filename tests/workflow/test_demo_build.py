@@ -332,7 +332,7 @@ def test_the_readmes_cost_table_command_reads_every_benchmark_of_the_build(built
     finally:
         venv.unlink()
     rows = {line.split("`")[1] for line in table.splitlines() if line.startswith("| `")}
-    assert {"validate_msmarco_inputs", "grade", "downstream_train", "package_44b"} <= rows, table
+    assert {"validate_msmarco_inputs", "grade", "downstream_train", "assemble"} <= rows, table
 
 
 def test_the_builds_console_is_its_jobs_progress_and_what_it_published(demo_build):
